@@ -1,0 +1,260 @@
+//! The command line, declared once with clap. Help, the man page and the
+//! shell completions are all generated from this definition.
+//!
+//! Flags keep ripgrep's spelling and meaning. Where ripgrep lets the last of
+//! several conflicting flags win (`-n`/`-N`, `-i`/`-s`/`-S`, `-c`/`-l`...),
+//! the flags are declared to override each other so clap does the same.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{ArgAction, Parser, ValueEnum};
+
+/// Which engine runs the matcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// A GPU or accelerator when the work is big enough, else the CPU.
+    Auto,
+    /// Always the CPU engine.
+    Cpu,
+    /// Always an OpenCL device (a CPU-type device only when no other exists).
+    Opencl,
+}
+
+/// When to use colors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Never,
+    Auto,
+    Always,
+    Ansi,
+}
+
+/// How to sort results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// Sort by file path (searches with one thread).
+    Path,
+    /// No sorting (the default; searches in parallel).
+    None,
+}
+
+/// What `--generate` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GenerateArg {
+    Man,
+    CompleteBash,
+    CompleteZsh,
+    CompleteFish,
+    CompletePowershell,
+}
+
+/// gsearch searches files for lines matching a pattern, like ripgrep, and
+/// runs the matcher on a GPU through OpenCL when the work is big enough.
+///
+/// gsearch respects .gitignore, .ignore and .rgignore files, skips hidden
+/// files and binary files found while walking, and gives ripgrep's output
+/// byte for byte for every flag the two share.
+#[derive(Debug, Parser)]
+#[command(
+    name = "gsearch",
+    version,
+    override_usage = "gsearch [OPTIONS] PATTERN [PATH ...]\n       gsearch [OPTIONS] -e PATTERN ... [PATH ...]\n       gsearch [OPTIONS] -f PATTERNFILE ... [PATH ...]\n       gsearch [OPTIONS] --sorted KEY FILE\n       gsearch [OPTIONS] --type-list | --list-devices | --generate KIND",
+    args_override_self = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// A regular expression, then the files and directories to search.
+    /// With -e or -f, every positional argument is a path.
+    #[arg(value_name = "PATTERN / PATH", allow_hyphen_values = false)]
+    pub positional: Vec<OsString>,
+
+    // ---- patterns ----
+    /// A pattern to search for; may be given many times (any may match).
+    #[arg(short = 'e', long = "regexp", value_name = "PATTERN", action = ArgAction::Append, allow_hyphen_values = true, help_heading = "Input")]
+    pub regexp: Vec<String>,
+    /// Read patterns from a file, one per line ('-' reads standard input).
+    #[arg(short = 'f', long = "file", value_name = "PATTERNFILE", action = ArgAction::Append, help_heading = "Input")]
+    pub file: Vec<PathBuf>,
+
+    /// Treat every pattern as a literal string, not a regular expression.
+    #[arg(short = 'F', long, overrides_with = "no_fixed_strings", help_heading = "Search")]
+    pub fixed_strings: bool,
+    #[arg(long, overrides_with = "fixed_strings", hide = true)]
+    pub no_fixed_strings: bool,
+    /// Search case-insensitively (Unicode simple case folding).
+    #[arg(short = 'i', long, overrides_with_all = ["case_sensitive", "smart_case"], help_heading = "Search")]
+    pub ignore_case: bool,
+    /// Search case-insensitively unless a pattern holds an upper-case letter.
+    #[arg(short = 'S', long, overrides_with_all = ["case_sensitive", "ignore_case"], help_heading = "Search")]
+    pub smart_case: bool,
+    /// Search case-sensitively (the default).
+    #[arg(short = 's', long, overrides_with_all = ["ignore_case", "smart_case"], help_heading = "Search")]
+    pub case_sensitive: bool,
+    /// Only show matches surrounded by word boundaries.
+    #[arg(short = 'w', long, overrides_with = "line_regexp", help_heading = "Search")]
+    pub word_regexp: bool,
+    /// Only show matches surrounded by line boundaries.
+    #[arg(short = 'x', long, overrides_with = "word_regexp", help_heading = "Search")]
+    pub line_regexp: bool,
+    /// Show lines that do not match.
+    #[arg(short = 'v', long, help_heading = "Search")]
+    pub invert_match: bool,
+    /// Stop reading a file after NUM matching lines.
+    #[arg(short = 'm', long, value_name = "NUM", help_heading = "Search")]
+    pub max_count: Option<u64>,
+    /// Search binary files, suppressing their matches (no NUL check quits).
+    #[arg(long, overrides_with = "text", help_heading = "Search")]
+    pub binary: bool,
+    /// Search binary files as if they were text.
+    #[arg(short = 'a', long, overrides_with = "binary", help_heading = "Search")]
+    pub text: bool,
+    /// Search using memory maps when possible.
+    #[arg(long, overrides_with = "no_mmap", help_heading = "Search")]
+    pub mmap: bool,
+    /// Never use memory maps.
+    #[arg(long, overrides_with = "mmap", help_heading = "Search")]
+    pub no_mmap: bool,
+    /// The number of threads to search with (0 picks automatically).
+    #[arg(short = 'j', long, value_name = "NUM", help_heading = "Search")]
+    pub threads: Option<usize>,
+
+    // ---- output ----
+    /// Show line numbers (1-based).
+    #[arg(short = 'n', long, overrides_with = "no_line_number", help_heading = "Output")]
+    pub line_number: bool,
+    /// Suppress line numbers.
+    #[arg(short = 'N', long, overrides_with = "line_number", help_heading = "Output")]
+    pub no_line_number: bool,
+    /// Print the file path with each matching line.
+    #[arg(short = 'H', long, overrides_with = "no_filename", help_heading = "Output")]
+    pub with_filename: bool,
+    /// Never print the file path with matches.
+    #[arg(short = 'I', long, overrides_with = "with_filename", help_heading = "Output")]
+    pub no_filename: bool,
+    /// Print the file path above its matches (the default on a terminal).
+    #[arg(long, overrides_with = "no_heading", help_heading = "Output")]
+    pub heading: bool,
+    /// Print the file path on every matching line instead of above them.
+    #[arg(long, overrides_with = "heading", help_heading = "Output")]
+    pub no_heading: bool,
+    /// Print the 0-based byte offset before each output line.
+    #[arg(short = 'b', long, help_heading = "Output")]
+    pub byte_offset: bool,
+    /// Show the 1-based column of the first match (implies -n).
+    #[arg(long, overrides_with = "no_column", help_heading = "Output")]
+    pub column: bool,
+    #[arg(long, overrides_with = "column", hide = true)]
+    pub no_column: bool,
+    /// Print only the matched parts of a line, each on its own line.
+    #[arg(short = 'o', long, help_heading = "Output")]
+    pub only_matching: bool,
+    /// Lines of context to show after each match.
+    #[arg(short = 'A', long, value_name = "NUM", help_heading = "Output")]
+    pub after_context: Option<usize>,
+    /// Lines of context to show before each match.
+    #[arg(short = 'B', long, value_name = "NUM", help_heading = "Output")]
+    pub before_context: Option<usize>,
+    /// Lines of context to show before and after each match.
+    #[arg(short = 'C', long, value_name = "NUM", help_heading = "Output")]
+    pub context: Option<usize>,
+    /// The string between non-adjacent groups of context lines.
+    #[arg(long, value_name = "SEPARATOR", overrides_with = "no_context_separator", allow_hyphen_values = true, help_heading = "Output")]
+    pub context_separator: Option<String>,
+    /// Print nothing between non-adjacent groups of context lines.
+    #[arg(long, overrides_with = "context_separator", help_heading = "Output")]
+    pub no_context_separator: bool,
+    /// When to use colors.
+    #[arg(long, value_name = "WHEN", value_enum, help_heading = "Output")]
+    pub color: Option<ColorArg>,
+    /// Follow file paths with a NUL byte instead of ':' or a newline.
+    #[arg(short = '0', long, help_heading = "Output")]
+    pub null: bool,
+    /// Print one line per match as path:line:column:text.
+    #[arg(long, help_heading = "Output")]
+    pub vimgrep: bool,
+    /// Print results as JSON Lines (ripgrep's messages).
+    #[arg(long, overrides_with_all = ["count", "count_matches", "files_with_matches", "files_without_match"], help_heading = "Output modes")]
+    pub json: bool,
+    /// Print the number of matching lines per file.
+    #[arg(short = 'c', long, overrides_with_all = ["json", "count_matches", "files_with_matches", "files_without_match"], help_heading = "Output modes")]
+    pub count: bool,
+    /// Print the number of matches per file.
+    #[arg(long, overrides_with_all = ["json", "count", "files_with_matches", "files_without_match"], help_heading = "Output modes")]
+    pub count_matches: bool,
+    /// With -c or --count-matches, also print files with zero matches.
+    #[arg(long, help_heading = "Output modes")]
+    pub include_zero: bool,
+    /// Print only the paths of files with at least one match.
+    #[arg(short = 'l', long, overrides_with_all = ["json", "count", "count_matches", "files_without_match"], help_heading = "Output modes")]
+    pub files_with_matches: bool,
+    /// Print only the paths of files without a match.
+    #[arg(long, overrides_with_all = ["json", "count", "count_matches", "files_with_matches"], help_heading = "Output modes")]
+    pub files_without_match: bool,
+    /// Print nothing; exit 0 at the first match.
+    #[arg(short = 'q', long, help_heading = "Output modes")]
+    pub quiet: bool,
+    /// Print statistics (and which engine and device ran) at the end.
+    #[arg(long, help_heading = "Output")]
+    pub stats: bool,
+    /// Sort results (path) or not (none).
+    #[arg(long, value_name = "SORTBY", value_enum, help_heading = "Output")]
+    pub sort: Option<SortArg>,
+
+    // ---- input / walking ----
+    /// Search hidden files and directories.
+    #[arg(long, overrides_with = "no_hidden", help_heading = "Filter")]
+    pub hidden: bool,
+    #[arg(long, overrides_with = "hidden", hide = true)]
+    pub no_hidden: bool,
+    /// Do not respect .gitignore, .ignore or .rgignore files.
+    #[arg(long, help_heading = "Filter")]
+    pub no_ignore: bool,
+    /// Include (or with '!', exclude) files and directories matching GLOB.
+    #[arg(short = 'g', long = "glob", value_name = "GLOB", action = ArgAction::Append, allow_hyphen_values = true, help_heading = "Filter")]
+    pub glob: Vec<String>,
+    /// Only search files of type TYPE (see --type-list).
+    #[arg(short = 't', long = "type", value_name = "TYPE", action = ArgAction::Append, help_heading = "Filter")]
+    pub type_: Vec<String>,
+    /// Do not search files of type TYPE.
+    #[arg(short = 'T', long = "type-not", value_name = "TYPE", action = ArgAction::Append, help_heading = "Filter")]
+    pub type_not: Vec<String>,
+    /// Print every known file type and its globs, then exit.
+    #[arg(long, help_heading = "Other behaviors")]
+    pub type_list: bool,
+    /// Follow symbolic links.
+    #[arg(short = 'L', long, overrides_with = "no_follow", help_heading = "Filter")]
+    pub follow: bool,
+    #[arg(long, overrides_with = "follow", hide = true)]
+    pub no_follow: bool,
+    /// Descend at most NUM directories below the paths given.
+    #[arg(short = 'd', long, visible_alias = "maxdepth", value_name = "NUM", help_heading = "Filter")]
+    pub max_depth: Option<usize>,
+    /// Search more: -u ignores ignore files, -uu also hidden files, -uuu
+    /// also binary files.
+    #[arg(short = 'u', long = "unrestricted", action = ArgAction::Count, help_heading = "Filter")]
+    pub unrestricted: u8,
+
+    // ---- engines and devices ----
+    /// Which engine runs the matcher.
+    #[arg(long, value_enum, env = "GSEARCH_ENGINE", value_name = "ENGINE", help_heading = "Engine")]
+    pub engine: Option<EngineArg>,
+    /// The OpenCL device to use: an index from --list-devices or part of its
+    /// name.
+    #[arg(long, env = "GSEARCH_OPENCL_DEVICE", value_name = "N|NAME", help_heading = "Engine")]
+    pub opencl_device: Option<String>,
+    /// List every OpenCL platform and device, marking the one auto would use.
+    #[arg(long, help_heading = "Engine")]
+    pub list_devices: bool,
+    /// Search again with the CPU engine and report any difference (exit 2).
+    #[arg(long, help_heading = "Engine")]
+    pub verify: bool,
+    /// Look up lines starting with the keys in a bytewise-sorted file
+    /// (like look(1), many keys at once).
+    #[arg(long, help_heading = "Search")]
+    pub sorted: bool,
+
+    /// Print the man page or a shell completion script, then exit.
+    #[arg(long, value_enum, value_name = "KIND", help_heading = "Other behaviors")]
+    pub generate: Option<GenerateArg>,
+}

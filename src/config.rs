@@ -1,0 +1,362 @@
+//! The second stage of argument handling: raw flags become validated,
+//! derived settings (ripgrep's defaults for tty vs pipe, which printer, how
+//! many threads, where to search). Reading pattern files happens here too,
+//! since it decides whether standard input is still free to search.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+
+use crate::cli::{Cli, ColorArg, EngineArg, SortArg};
+
+/// What the search prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputMode {
+    Standard,
+    Count,
+    CountMatches,
+    FilesWithMatches,
+    FilesWithoutMatch,
+    Json,
+}
+
+/// How files that look binary (a NUL byte) are treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryMode {
+    /// Files found while walking stop at the first NUL; explicit files are
+    /// searched with NUL as a line end (ripgrep's default).
+    Auto,
+    /// `--binary`: walked files are searched like explicit ones.
+    SearchAndSuppress,
+    /// `-a`: no binary detection.
+    AsText,
+}
+
+/// Case handling of the patterns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaseMode {
+    Sensitive,
+    Insensitive,
+    Smart,
+}
+
+/// Word or line boundaries around every match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Boundary {
+    None,
+    Word,
+    Line,
+}
+
+/// Everything the search needs, decided once.
+#[derive(Debug)]
+pub struct Config {
+    pub patterns: Vec<String>,
+    pub fixed_strings: bool,
+    pub case: CaseMode,
+    pub boundary: Boundary,
+    pub invert: bool,
+    pub max_count: Option<u64>,
+    pub mode: OutputMode,
+    pub quiet: bool,
+    pub include_zero: bool,
+    pub line_number: bool,
+    pub with_filename: bool,
+    pub heading: bool,
+    pub byte_offset: bool,
+    pub column: bool,
+    pub only_matching: bool,
+    pub vimgrep: bool,
+    pub before: usize,
+    pub after: usize,
+    pub context_separator: Option<Vec<u8>>,
+    pub file_separator: Option<Vec<u8>>,
+    pub color: termcolor::ColorChoice,
+    pub null: bool,
+    pub stats: bool,
+    pub sort_path: bool,
+    pub threads: usize,
+    pub binary: BinaryMode,
+    pub mmap: MmapMode,
+    pub paths: Vec<PathBuf>,
+    pub implicit_path: bool,
+    pub is_one_file: bool,
+    pub is_terminal_stdout: bool,
+    pub hidden: bool,
+    pub no_ignore: bool,
+    pub globs: Vec<String>,
+    pub types: Vec<String>,
+    pub types_not: Vec<String>,
+    pub follow: bool,
+    pub max_depth: Option<usize>,
+    pub engine: EngineArg,
+    pub opencl_device: Option<String>,
+    pub verify: bool,
+    pub quit_after_match: bool,
+}
+
+/// The memory map choice, decided as ripgrep does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmapMode {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Config {
+    /// Validates the flags and reads pattern files.
+    pub fn from_cli(mut cli: Cli) -> anyhow::Result<Config> {
+        let mut stdin_consumed = false;
+        let patterns = take_patterns(&mut cli, &mut stdin_consumed)?;
+        let (paths, implicit_path, is_one_file) = take_paths(&mut cli, stdin_consumed)?;
+        let is_terminal_stdout = std::io::stdout().is_terminal();
+
+        let mut mode = output_mode(&cli);
+        if mode == OutputMode::CountMatches && cli.invert_match {
+            mode = OutputMode::Count;
+        } else if mode == OutputMode::Count && cli.only_matching {
+            mode = OutputMode::CountMatches;
+        }
+        let (no_ignore, hidden, binary) = unrestricted(&cli);
+        let heading = if cli.heading {
+            !cli.vimgrep
+        } else if cli.no_heading {
+            false
+        } else {
+            !cli.vimgrep && is_terminal_stdout
+        };
+        let column = if cli.column {
+            true
+        } else if cli.no_column {
+            false
+        } else {
+            cli.vimgrep
+        };
+        let (before, after) = context(&cli);
+        let context_separator = if cli.no_context_separator {
+            None
+        } else {
+            Some(unescape(cli.context_separator.as_deref().unwrap_or("--")))
+        };
+        let file_separator = match mode {
+            OutputMode::Standard if heading => Some(Vec::new()),
+            OutputMode::Standard if before > 0 || after > 0 => context_separator.clone(),
+            _ => None,
+        };
+        let only_stdin = paths.len() == 1 && paths[0] == Path::new("-");
+        let line_number = line_number(&cli, mode, is_terminal_stdout, only_stdin, column);
+        let with_filename = if cli.with_filename {
+            true
+        } else if cli.no_filename {
+            false
+        } else {
+            cli.vimgrep || !is_one_file
+        };
+        let color = match cli.color {
+            Some(ColorArg::Always) => termcolor::ColorChoice::Always,
+            Some(ColorArg::Ansi) => termcolor::ColorChoice::AlwaysAnsi,
+            Some(ColorArg::Never) => termcolor::ColorChoice::Never,
+            Some(ColorArg::Auto) | None if is_terminal_stdout => termcolor::ColorChoice::Auto,
+            _ => termcolor::ColorChoice::Never,
+        };
+        let sort_path = cli.sort == Some(SortArg::Path);
+        let threads = if sort_path || is_one_file {
+            1
+        } else {
+            match cli.threads {
+                Some(n) if n > 0 => n,
+                _ => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
+            }
+        };
+        let mmap = if cli.no_mmap {
+            MmapMode::Never
+        } else if cli.mmap {
+            MmapMode::Always
+        } else {
+            MmapMode::Auto
+        };
+        let case = if cli.ignore_case {
+            CaseMode::Insensitive
+        } else if cli.smart_case {
+            CaseMode::Smart
+        } else {
+            CaseMode::Sensitive
+        };
+        let boundary = if cli.word_regexp {
+            Boundary::Word
+        } else if cli.line_regexp {
+            Boundary::Line
+        } else {
+            Boundary::None
+        };
+        Ok(Config {
+            patterns,
+            fixed_strings: cli.fixed_strings,
+            case,
+            boundary,
+            invert: cli.invert_match,
+            max_count: cli.max_count,
+            mode,
+            quiet: cli.quiet,
+            include_zero: cli.include_zero,
+            line_number,
+            with_filename,
+            heading,
+            byte_offset: cli.byte_offset,
+            column,
+            only_matching: cli.only_matching,
+            vimgrep: cli.vimgrep,
+            before,
+            after,
+            context_separator,
+            file_separator,
+            color,
+            null: cli.null,
+            stats: cli.stats,
+            sort_path,
+            threads,
+            binary,
+            mmap,
+            paths,
+            implicit_path,
+            is_one_file,
+            is_terminal_stdout,
+            hidden,
+            no_ignore,
+            globs: cli.glob,
+            types: cli.type_,
+            types_not: cli.type_not,
+            follow: cli.follow,
+            max_depth: cli.max_depth,
+            engine: cli.engine.unwrap_or(EngineArg::Auto),
+            opencl_device: cli.opencl_device,
+            verify: cli.verify,
+            quit_after_match: cli.quiet && !cli.stats && mode != OutputMode::Json,
+        })
+    }
+
+    /// Whether ripgrep would report a match at all (`-m 0` never does).
+    pub fn matches_possible(&self) -> bool {
+        self.max_count != Some(0)
+    }
+}
+
+fn output_mode(cli: &Cli) -> OutputMode {
+    if cli.json {
+        OutputMode::Json
+    } else if cli.count {
+        OutputMode::Count
+    } else if cli.count_matches {
+        OutputMode::CountMatches
+    } else if cli.files_with_matches {
+        OutputMode::FilesWithMatches
+    } else if cli.files_without_match {
+        OutputMode::FilesWithoutMatch
+    } else {
+        OutputMode::Standard
+    }
+}
+
+/// `-u` adds up: ignore files off, then hidden files on, then binary files.
+fn unrestricted(cli: &Cli) -> (bool, bool, BinaryMode) {
+    let no_ignore = cli.no_ignore || cli.unrestricted >= 1;
+    let hidden = (cli.hidden || cli.unrestricted >= 2) && !cli.no_hidden;
+    let binary = if cli.text {
+        BinaryMode::AsText
+    } else if cli.binary || cli.unrestricted >= 3 {
+        BinaryMode::SearchAndSuppress
+    } else {
+        BinaryMode::Auto
+    };
+    (no_ignore, hidden, binary)
+}
+
+/// `-A`/`-B` win over `-C` whatever their order, as in ripgrep.
+fn context(cli: &Cli) -> (usize, usize) {
+    let both = cli.context.unwrap_or(0);
+    (
+        cli.before_context.unwrap_or(both),
+        cli.after_context.unwrap_or(both),
+    )
+}
+
+fn line_number(
+    cli: &Cli,
+    mode: OutputMode,
+    is_terminal_stdout: bool,
+    only_stdin: bool,
+    column: bool,
+) -> bool {
+    if cli.line_number {
+        return true;
+    }
+    if cli.no_line_number || cli.quiet {
+        return false;
+    }
+    match mode {
+        OutputMode::Json => true,
+        OutputMode::Standard => (is_terminal_stdout && !only_stdin) || column || cli.vimgrep,
+        _ => false,
+    }
+}
+
+/// Handles the escapes ripgrep accepts in separators (`\t`, `\n`, `\x7F`...).
+fn unescape(s: &str) -> Vec<u8> {
+    grep_cli::unescape(s)
+}
+
+fn take_patterns(cli: &mut Cli, stdin_consumed: &mut bool) -> anyhow::Result<Vec<String>> {
+    if cli.regexp.is_empty() && cli.file.is_empty() {
+        if cli.positional.is_empty() {
+            bail!("gsearch requires at least one pattern to execute a search");
+        }
+        let first = cli.positional.remove(0);
+        let Ok(pat) = first.into_string() else {
+            bail!("pattern given is not valid UTF-8")
+        };
+        return Ok(vec![pat]);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut patterns = Vec::new();
+    let mut add = |p: String| {
+        if seen.insert(p.clone()) {
+            patterns.push(p);
+        }
+    };
+    for p in std::mem::take(&mut cli.regexp) {
+        add(p);
+    }
+    for path in std::mem::take(&mut cli.file) {
+        if path == Path::new("-") {
+            if *stdin_consumed {
+                bail!("error reading -f/--file from stdin: stdin has already been consumed");
+            }
+            for p in grep_cli::patterns_from_stdin()? {
+                add(p);
+            }
+            *stdin_consumed = true;
+        } else {
+            for p in grep_cli::patterns_from_path(&path)? {
+                add(p);
+            }
+        }
+    }
+    Ok(patterns)
+}
+
+fn take_paths(cli: &mut Cli, stdin_consumed: bool) -> anyhow::Result<(Vec<PathBuf>, bool, bool)> {
+    let paths: Vec<PathBuf> = cli.positional.drain(..).map(PathBuf::from).collect();
+    if !paths.is_empty() {
+        if stdin_consumed && paths.iter().any(|p| p == Path::new("-")) {
+            bail!("error: attempted to read patterns from stdin while also searching stdin");
+        }
+        let one = paths.len() == 1 && (paths[0] == Path::new("-") || !paths[0].is_dir());
+        return Ok((paths, false, one));
+    }
+    if !grep_cli::is_readable_stdin() || stdin_consumed {
+        Ok((vec![PathBuf::from("./")], true, false))
+    } else {
+        Ok((vec![PathBuf::from("-")], true, true))
+    }
+}

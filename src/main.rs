@@ -1,0 +1,71 @@
+//! The gsearch binary: parse flags, answer the modes that need no search,
+//! compile the plan, search, and turn the outcome into ripgrep's exit codes.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches};
+
+use gsearch::cli::Cli;
+use gsearch::config::Config;
+use gsearch::plan::Plan;
+use gsearch::{messages, run};
+
+fn main() -> ExitCode {
+    match try_main() {
+        Ok(code) => code,
+        Err(err) => {
+            // A closed pipe ends the run quietly, as for any Unix filter.
+            for cause in err.chain() {
+                if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+                    if io.kind() == std::io::ErrorKind::BrokenPipe {
+                        return ExitCode::from(0);
+                    }
+                }
+            }
+            messages::eprint_locked(format_args!("{err:#}"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn try_main() -> anyhow::Result<ExitCode> {
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return Ok(ExitCode::from(code));
+        }
+    };
+    let cli = Cli::from_arg_matches(&matches)?;
+    if let Some(kind) = cli.generate {
+        let text = gsearch::generate::generate(kind)?;
+        std::io::stdout().write_all(&text)?;
+        return Ok(ExitCode::from(0));
+    }
+    if cli.type_list {
+        gsearch::walk::type_list(&mut std::io::stdout().lock())?;
+        return Ok(ExitCode::from(0));
+    }
+    let cfg = Config::from_cli(cli)?;
+    let plan = Plan::new(&cfg)?;
+    let matched = if !cfg.matches_possible() {
+        false
+    } else {
+        run::search_cpu(&cfg, &plan)?
+    };
+    Ok(exit_code(matched, cfg.quiet))
+}
+
+/// ripgrep's rule: 0 when something matched (and, unless `-q`, nothing
+/// failed), 2 when something failed, 1 otherwise.
+fn exit_code(matched: bool, quiet: bool) -> ExitCode {
+    if matched && (quiet || !messages::errored()) {
+        ExitCode::from(0)
+    } else if messages::errored() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(1)
+    }
+}

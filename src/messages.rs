@@ -1,0 +1,48 @@
+//! Messages on stderr, prefixed with `gsearch: `, and the flag that records
+//! that some error happened (it decides exit status 2 at the end).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static ERRORED: AtomicBool = AtomicBool::new(false);
+
+/// Whether any error message was printed.
+pub fn errored() -> bool {
+    ERRORED.load(Ordering::Relaxed)
+}
+
+/// Records that an error happened.
+pub fn set_errored() {
+    ERRORED.store(true, Ordering::Relaxed);
+}
+
+/// Writes one `gsearch: ` line to stderr, holding stdout's lock so lines of
+/// the two streams do not interleave. A closed stderr ends the process
+/// (quietly for a broken pipe), as in ripgrep.
+pub fn eprint_locked(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    if let Err(err) = writeln!(stderr, "gsearch: {args}") {
+        let code = if err.kind() == std::io::ErrorKind::BrokenPipe { 0 } else { 2 };
+        std::process::exit(code);
+    }
+    drop(stdout);
+}
+
+/// Prints an error message and records the error.
+#[macro_export]
+macro_rules! err_message {
+    ($($tt:tt)*) => {{
+        $crate::messages::set_errored();
+        $crate::messages::eprint_locked(format_args!($($tt)*));
+    }};
+}
+
+/// Prints a message that does not change the exit status (e.g. a problem
+/// reading an ignore file).
+#[macro_export]
+macro_rules! ignore_message {
+    ($($tt:tt)*) => {{
+        $crate::messages::eprint_locked(format_args!($($tt)*));
+    }};
+}

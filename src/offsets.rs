@@ -1,0 +1,125 @@
+//! A matcher that answers "where is the next candidate line" from offsets an
+//! engine already found, and delegates everything else (confirming a line,
+//! finding match bounds for `-o`, colors, `--column`) to the exact matcher.
+//!
+//! This is ripgrep's `find_candidate_line` hook: the searcher skips straight
+//! to the next offset instead of scanning the text, so the host's work is
+//! proportional to the matching lines, not to the input.
+
+use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
+use grep_regex::{RegexCaptures, RegexMatcher};
+
+/// Candidate lines from precomputed offsets into one slice.
+pub struct OffsetMatcher<'a> {
+    inner: &'a RegexMatcher,
+    base: usize,
+    len: usize,
+    offsets: &'a [u64],
+}
+
+impl<'a> OffsetMatcher<'a> {
+    /// `offsets` are sorted positions inside `slice`, the exact bytes that
+    /// will be handed to `Searcher::search_slice`.
+    pub fn new(inner: &'a RegexMatcher, slice: &'a [u8], offsets: &'a [u64]) -> OffsetMatcher<'a> {
+        OffsetMatcher {
+            inner,
+            base: slice.as_ptr() as usize,
+            len: slice.len(),
+            offsets,
+        }
+    }
+}
+
+impl Matcher for OffsetMatcher<'_> {
+    type Captures = RegexCaptures;
+    type Error = NoError;
+
+    fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, NoError> {
+        self.inner.find_at(haystack, at)
+    }
+
+    fn new_captures(&self) -> Result<RegexCaptures, NoError> {
+        self.inner.new_captures()
+    }
+
+    fn capture_count(&self) -> usize {
+        self.inner.capture_count()
+    }
+
+    fn capture_index(&self, name: &str) -> Option<usize> {
+        self.inner.capture_index(name)
+    }
+
+    fn captures_at(
+        &self,
+        haystack: &[u8],
+        at: usize,
+        caps: &mut RegexCaptures,
+    ) -> Result<bool, NoError> {
+        self.inner.captures_at(haystack, at, caps)
+    }
+
+    fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, NoError> {
+        self.inner.shortest_match_at(haystack, at)
+    }
+
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        self.inner.line_terminator()
+    }
+
+    fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
+        let start = haystack.as_ptr() as usize;
+        // The searcher hands us sub-slices of the slice we were built for;
+        // anything else (never expected) is searched exactly.
+        if start < self.base || start + haystack.len() > self.base + self.len {
+            return self.inner.find_candidate_line(haystack);
+        }
+        let rel = (start - self.base) as u64;
+        let i = self.offsets.partition_point(|&o| o < rel);
+        match self.offsets.get(i) {
+            Some(&o) if ((o - rel) as usize) < haystack.len() => {
+                Ok(Some(LineMatchKind::Candidate((o - rel) as usize)))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grep_searcher::{Searcher, sinks::UTF8};
+
+    fn lines(text: &[u8], offsets: &[u64], pat: &str) -> Vec<(u64, String)> {
+        let m = grep_regex::RegexMatcherBuilder::new()
+            .line_terminator(Some(b'\n'))
+            .build(pat)
+            .unwrap();
+        let om = OffsetMatcher::new(&m, text, offsets);
+        let mut out = Vec::new();
+        Searcher::new()
+            .search_slice(
+                &om,
+                text,
+                UTF8(|n, l| {
+                    out.push((n, l.to_string()));
+                    Ok(true)
+                }),
+            )
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn only_candidate_lines_are_reported_and_confirmed() {
+        let text = b"foo\nbar\nfoo bar\nbaz\n";
+        // offsets of "foo": 0 and 8; a bogus candidate at 4 is rejected.
+        assert_eq!(
+            lines(text, &[0, 4, 8], "foo"),
+            vec![(1, "foo\n".into()), (3, "foo bar\n".into())]
+        );
+        // A candidate missing from the offsets is not found: the offsets
+        // are trusted as the complete set of candidate positions.
+        assert_eq!(lines(text, &[8], "foo"), vec![(3, "foo bar\n".into())]);
+    }
+}

@@ -1,0 +1,314 @@
+//! The pattern plan: compiled once per run and shared by every worker.
+//!
+//! It holds the exact matcher (grep-regex, configured as ripgrep configures
+//! it, so every answer is ripgrep's) and, when the pattern set reduces to
+//! literals, the [`LiteralSet`] that device kernels search for. The literal
+//! set is a *line prefilter*: every match of the patterns starts with one of
+//! its literals (ASCII-folded when case is ignored), so the lines holding a
+//! literal occurrence are a superset of the matching lines, and the exact
+//! matcher confirms them.
+
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use regex_syntax::ast::{self, Ast};
+use regex_syntax::hir::Hir;
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+
+use crate::config::{BinaryMode, Boundary, CaseMode, Config};
+use crate::engine::LiteralSet;
+
+/// The most literals a prefilter set may hold before the CPU engine is the
+/// better choice (the many-literal kernel raises this later).
+const MAX_PREFILTER_LITERALS: usize = 250_000;
+/// How many case variants (Kelvin sign, long s) one literal may expand to.
+const MAX_CASE_VARIANTS: usize = 64;
+
+/// The shape of a pattern set, which decides the engine path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Every pattern is a literal (or a small exact set of literals).
+    Literals,
+    /// A regex whose matches all start with one of a finite literal set.
+    PrefixedRegex,
+    /// A regex with no usable literal: the CPU engine runs it.
+    Regex,
+}
+
+/// The compiled patterns.
+pub struct Plan {
+    pub matcher: RegexMatcher,
+    pub literals: Option<LiteralSet>,
+    pub shape: Shape,
+    pub case_insensitive: bool,
+}
+
+impl Plan {
+    pub fn new(cfg: &Config) -> anyhow::Result<Plan> {
+        let matcher = build_matcher(cfg)?;
+        let case_insensitive = is_case_insensitive(cfg);
+        let (literals, shape) = match extract(cfg, case_insensitive) {
+            Some((set, exact)) => {
+                let shape = if exact {
+                    Shape::Literals
+                } else {
+                    Shape::PrefixedRegex
+                };
+                (Some(set), shape)
+            }
+            None => (None, Shape::Regex),
+        };
+        Ok(Plan {
+            matcher,
+            literals,
+            shape,
+            case_insensitive,
+        })
+    }
+
+    /// A one-line description for `--stats`.
+    pub fn describe(&self) -> String {
+        match (&self.shape, &self.literals) {
+            (Shape::Literals, Some(s)) => format!(
+                "{} literal(s), lengths {}..={}{}",
+                s.patterns.len(),
+                s.min_len(),
+                s.max_len(),
+                if s.fold_ascii { ", ASCII case folded" } else { "" }
+            ),
+            (Shape::PrefixedRegex, Some(s)) => format!(
+                "regex with {} required prefix literal(s), lengths {}..={}",
+                s.patterns.len(),
+                s.min_len(),
+                s.max_len()
+            ),
+            _ => "regex without a usable literal".to_string(),
+        }
+    }
+}
+
+/// The exact matcher, built with the settings ripgrep uses.
+fn build_matcher(cfg: &Config) -> anyhow::Result<RegexMatcher> {
+    let mut b = RegexMatcherBuilder::new();
+    b.multi_line(true)
+        .unicode(true)
+        .octal(false)
+        .fixed_strings(cfg.fixed_strings);
+    match cfg.case {
+        CaseMode::Sensitive => b.case_insensitive(false),
+        CaseMode::Insensitive => b.case_insensitive(true),
+        CaseMode::Smart => b.case_smart(true),
+    };
+    match cfg.boundary {
+        Boundary::Word => {
+            b.word(true);
+        }
+        Boundary::Line => {
+            b.whole_line(true);
+        }
+        Boundary::None => {}
+    }
+    b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
+    if cfg.binary != BinaryMode::AsText {
+        b.ban_byte(Some(b'\x00'));
+    }
+    b.build_many(&cfg.patterns).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Whether the patterns are searched without regard to case, decided as
+/// grep-regex decides it (smart case: some literal and no upper case).
+fn is_case_insensitive(cfg: &Config) -> bool {
+    match cfg.case {
+        CaseMode::Insensitive => true,
+        CaseMode::Sensitive => false,
+        CaseMode::Smart => {
+            let joined = joined_pattern(cfg);
+            match ast::parse::Parser::new().parse(&joined) {
+                Ok(a) => {
+                    let mut scan = CaseScan::default();
+                    scan.ast(&a);
+                    scan.any_literal && !scan.any_upper
+                }
+                Err(_) => false,
+            }
+        }
+    }
+}
+
+fn joined_pattern(cfg: &Config) -> String {
+    cfg.patterns
+        .iter()
+        .map(|p| {
+            if cfg.fixed_strings {
+                format!("(?:{})", regex_syntax::escape(p))
+            } else {
+                format!("(?:{p})")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+#[derive(Default)]
+struct CaseScan {
+    any_literal: bool,
+    any_upper: bool,
+}
+
+impl CaseScan {
+    fn ast(&mut self, a: &Ast) {
+        match a {
+            Ast::Literal(l) => self.literal(l),
+            Ast::ClassBracketed(c) => self.class_set(&c.kind),
+            Ast::Repetition(r) => self.ast(&r.ast),
+            Ast::Group(g) => self.ast(&g.ast),
+            Ast::Alternation(x) => x.asts.iter().for_each(|a| self.ast(a)),
+            Ast::Concat(x) => x.asts.iter().for_each(|a| self.ast(a)),
+            _ => {}
+        }
+    }
+
+    fn class_set(&mut self, s: &ast::ClassSet) {
+        match s {
+            ast::ClassSet::Item(i) => self.class_item(i),
+            ast::ClassSet::BinaryOp(op) => {
+                self.class_set(&op.lhs);
+                self.class_set(&op.rhs);
+            }
+        }
+    }
+
+    fn class_item(&mut self, i: &ast::ClassSetItem) {
+        match i {
+            ast::ClassSetItem::Literal(l) => self.literal(l),
+            ast::ClassSetItem::Range(r) => {
+                self.literal(&r.start);
+                self.literal(&r.end);
+            }
+            ast::ClassSetItem::Bracketed(b) => self.class_set(&b.kind),
+            ast::ClassSetItem::Union(u) => u.items.iter().for_each(|i| self.class_item(i)),
+            _ => {}
+        }
+    }
+
+    fn literal(&mut self, l: &ast::Literal) {
+        self.any_literal = true;
+        self.any_upper |= l.c.is_uppercase();
+    }
+}
+
+/// The prefilter literal set and whether it is exact (the patterns are
+/// literals), or `None` when no finite literal set covers every match.
+fn extract(cfg: &Config, case_insensitive: bool) -> Option<(LiteralSet, bool)> {
+    if cfg.patterns.iter().any(|p| p.contains('\n')) {
+        return None;
+    }
+    let (lits, exact) = if cfg.fixed_strings {
+        (
+            cfg.patterns.iter().map(|p| p.as_bytes().to_vec()).collect(),
+            true,
+        )
+    } else {
+        prefix_literals(&joined_pattern(cfg), false)?
+    };
+    if lits.is_empty() {
+        return Some((LiteralSet::new(Vec::new(), case_insensitive), exact));
+    }
+    if lits.iter().any(|l| l.is_empty()) || lits.len() > MAX_PREFILTER_LITERALS {
+        return None;
+    }
+    if !case_insensitive {
+        return Some((LiteralSet::new(lits, false), exact));
+    }
+    let mut folded = Vec::with_capacity(lits.len());
+    for l in &lits {
+        folded.extend(case_variants(l)?);
+    }
+    Some((LiteralSet::new(folded, true), exact))
+}
+
+/// The literals every match starts with, from regex-syntax's extractor.
+fn prefix_literals(pattern: &str, case_insensitive: bool) -> Option<(Vec<Vec<u8>>, bool)> {
+    let hir: Hir = regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .unicode(true)
+        .multi_line(true)
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(pattern)
+        .ok()?;
+    let mut ex = Extractor::new();
+    ex.kind(ExtractKind::Prefix)
+        .limit_class(16)
+        .limit_repeat(16)
+        .limit_literal_len(64)
+        .limit_total(MAX_PREFILTER_LITERALS);
+    let seq = ex.extract(&hir);
+    let lits = seq.literals()?;
+    let exact = seq.is_exact();
+    Some((lits.iter().map(|l| l.as_bytes().to_vec()).collect(), exact))
+}
+
+/// The byte strings that, compared with ASCII case folding, find every
+/// Unicode case variant of `lit`: ASCII literals need extra variants only
+/// for the letters whose case class leaves ASCII (K: KELVIN SIGN, S: LONG S);
+/// other literals are expanded by regex-syntax.
+fn case_variants(lit: &[u8]) -> Option<Vec<Vec<u8>>> {
+    if lit.is_ascii() {
+        let mut out: Vec<Vec<u8>> = vec![Vec::new()];
+        for &b in lit {
+            let extra: &[u8] = match b.to_ascii_lowercase() {
+                b'k' => "\u{212A}".as_bytes(),
+                b's' => "\u{17F}".as_bytes(),
+                _ => &[],
+            };
+            let mut next = Vec::with_capacity(out.len() * 2);
+            for v in &out {
+                let mut a = v.clone();
+                a.push(b.to_ascii_lowercase());
+                next.push(a);
+                if !extra.is_empty() {
+                    let mut c = v.clone();
+                    c.extend_from_slice(extra);
+                    next.push(c);
+                }
+            }
+            if next.len() > MAX_CASE_VARIANTS {
+                return None;
+            }
+            out = next;
+        }
+        return Some(out);
+    }
+    let text = std::str::from_utf8(lit).ok()?;
+    let (lits, _) = prefix_literals(&regex_syntax::escape(text), true)?;
+    if lits.len() > MAX_CASE_VARIANTS || lits.iter().any(|l| l.is_empty()) {
+        return None;
+    }
+    Some(lits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_variants_cover_kelvin_and_long_s() {
+        let v = case_variants(b"Ks").unwrap();
+        assert!(v.contains(&b"ks".to_vec()));
+        assert!(v.contains(&"\u{212A}\u{17F}".as_bytes().to_vec()));
+        assert_eq!(v.len(), 4);
+    }
+
+    #[test]
+    fn non_ascii_variants() {
+        let v = case_variants("ß".as_bytes()).unwrap();
+        assert!(v.contains(&"ẞ".as_bytes().to_vec()));
+    }
+
+    #[test]
+    fn prefixes_of_a_regex() {
+        let (l, exact) = prefix_literals("foo(bar|baz)\\w+", false).unwrap();
+        assert!(!exact);
+        assert!(l.contains(&b"foobar".to_vec()));
+        assert!(prefix_literals("\\w+foo", false).is_none());
+    }
+}

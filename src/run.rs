@@ -1,0 +1,209 @@
+//! The search loops: walk, search each haystack, print, and keep the
+//! statistics. One thread when sorting or searching one file, a parallel
+//! walk otherwise (each thread prints into its own buffer, written whole),
+//! exactly as ripgrep schedules its work.
+
+use std::io;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use grep_matcher::Matcher;
+use grep_printer::Stats;
+use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
+use ignore::WalkState;
+use termcolor::WriteColor;
+
+use crate::config::{BinaryMode, Config, MmapMode, OutputMode};
+use crate::err_message;
+use crate::plan::Plan;
+use crate::printer::{Input, Printer, SearchResult};
+use crate::walk::{self, Haystack};
+
+/// What the engine that ran wants `--stats` to say about it.
+pub type EngineReport = Vec<String>;
+
+/// Builds the line searcher as ripgrep does.
+pub fn searcher(cfg: &Config) -> Searcher {
+    let mut b = SearcherBuilder::new();
+    b.max_matches(cfg.max_count)
+        .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
+        .invert_match(cfg.invert)
+        .line_number(cfg.line_number)
+        .multi_line(false)
+        .memory_map(mmap_choice(cfg))
+        .before_context(cfg.before)
+        .after_context(cfg.after);
+    b.build()
+}
+
+fn mmap_choice(cfg: &Config) -> MmapChoice {
+    // SAFETY: ripgrep's reasoning, which gsearch shares for the CPU engine:
+    // the map is never written and never outlives the search of one file;
+    // the remaining hazard is SIGBUS when a file shrinks while mapped, which
+    // is why the device path reads files into staging buffers instead.
+    let maybe = unsafe { MmapChoice::auto() };
+    match cfg.mmap {
+        MmapMode::Auto if cfg.paths.len() <= 10 && cfg.paths.iter().all(|p| p.is_file()) => maybe,
+        MmapMode::Auto | MmapMode::Never => MmapChoice::never(),
+        MmapMode::Always => maybe,
+    }
+}
+
+/// Binary detection for a haystack: explicit files are never skipped.
+pub fn binary_detection(cfg: &Config, explicit: bool) -> BinaryDetection {
+    match cfg.binary {
+        BinaryMode::AsText => BinaryDetection::none(),
+        BinaryMode::SearchAndSuppress => BinaryDetection::convert(b'\x00'),
+        BinaryMode::Auto if explicit => BinaryDetection::convert(b'\x00'),
+        BinaryMode::Auto => BinaryDetection::quit(b'\x00'),
+    }
+}
+
+/// Searches one haystack on the CPU.
+pub fn search_haystack<M: Matcher, W: WriteColor>(
+    cfg: &Config,
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    matcher: M,
+    hay: &Haystack,
+) -> io::Result<SearchResult> {
+    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
+    if hay.stdin {
+        let stdin = io::stdin();
+        let mut lock = stdin.lock();
+        printer.search(searcher, matcher, &hay.path, Input::Reader(&mut lock))
+    } else {
+        printer.search(searcher, matcher, &hay.path, Input::Path(&hay.path))
+    }
+}
+
+/// Whether statistics are kept (`--stats`, and always for `--json`).
+pub fn keeps_stats(cfg: &Config) -> bool {
+    cfg.stats || cfg.mode == OutputMode::Json
+}
+
+/// The standard output stream, line-buffered on a terminal.
+pub fn stdout(cfg: &Config) -> grep_cli::StandardStream {
+    if cfg.is_terminal_stdout {
+        grep_cli::stdout_buffered_line(cfg.color)
+    } else {
+        grep_cli::stdout_buffered_block(cfg.color)
+    }
+}
+
+/// Searches everything with the CPU engine. Returns whether any match was
+/// found.
+pub fn search_cpu(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
+    if cfg.threads == 1 {
+        search_sequential(cfg, plan)
+    } else {
+        search_parallel(cfg, plan)
+    }
+}
+
+fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
+    let started = Instant::now();
+    let mut searcher = searcher(cfg);
+    let mut printer = Printer::new(cfg, stdout(cfg));
+    let mut stats = keeps_stats(cfg).then(Stats::new);
+    let (mut matched, mut searched) = (false, false);
+    let walker = walk::walk_builder(cfg)?.build();
+    for hay in walker.filter_map(|r| walk::haystack(r, cfg.implicit_path)) {
+        searched = true;
+        let result = match search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay) {
+            Ok(r) => r,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
+            Err(e) => {
+                err_message!("{}: {}", hay.path.display(), e);
+                continue;
+            }
+        };
+        matched |= result.has_match;
+        if let (Some(s), Some(r)) = (stats.as_mut(), result.stats.as_ref()) {
+            *s += r;
+        }
+        if matched && cfg.quit_after_match {
+            break;
+        }
+    }
+    finish(cfg, searched, stats.as_ref(), started, printer.get_mut(), &[])?;
+    Ok(matched)
+}
+
+fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
+    let started = Instant::now();
+    let bufwtr = buffer_writer(cfg);
+    let stats = keeps_stats(cfg).then(|| Mutex::new(Stats::new()));
+    let matched = AtomicBool::new(false);
+    let searched = AtomicBool::new(false);
+    walk::walk_builder(cfg)?.build_parallel().run(|| {
+        let (bufwtr, stats, matched, searched) = (&bufwtr, &stats, &matched, &searched);
+        let mut searcher = searcher(cfg);
+        let mut printer = Printer::new(cfg, bufwtr.buffer());
+        Box::new(move |result| {
+            let Some(hay) = walk::haystack(result, cfg.implicit_path) else {
+                return WalkState::Continue;
+            };
+            searched.store(true, Ordering::SeqCst);
+            printer.get_mut().clear();
+            let result = match search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay) {
+                Ok(r) => r,
+                Err(e) => {
+                    err_message!("{}: {}", hay.path.display(), e);
+                    return WalkState::Continue;
+                }
+            };
+            if result.has_match {
+                matched.store(true, Ordering::SeqCst);
+            }
+            if let (Some(s), Some(r)) = (stats.as_ref(), result.stats.as_ref()) {
+                *s.lock().unwrap() += r;
+            }
+            if let Err(e) = bufwtr.print(printer.get_mut()) {
+                if e.kind() == io::ErrorKind::BrokenPipe {
+                    return WalkState::Quit;
+                }
+                err_message!("{}: {}", hay.path.display(), e);
+            }
+            if matched.load(Ordering::SeqCst) && cfg.quit_after_match {
+                WalkState::Quit
+            } else {
+                WalkState::Continue
+            }
+        })
+    });
+    let stats = stats.map(|s| s.into_inner().unwrap());
+    let mut buf = bufwtr.buffer();
+    finish(cfg, searched.load(Ordering::SeqCst), stats.as_ref(), started, &mut buf, &[])?;
+    let _ = bufwtr.print(&buf);
+    Ok(matched.load(Ordering::SeqCst))
+}
+
+/// The writer used by parallel searches: whole per-file buffers, separated
+/// as ripgrep separates files (blank line with headings, `--` with context).
+pub fn buffer_writer(cfg: &Config) -> termcolor::BufferWriter {
+    let mut w = termcolor::BufferWriter::stdout(cfg.color);
+    w.separator(cfg.file_separator.clone());
+    w
+}
+
+/// End-of-run duties: the "nothing searched" warning and `--stats`.
+pub fn finish<W: io::Write>(
+    cfg: &Config,
+    searched: bool,
+    stats: Option<&Stats>,
+    started: Instant,
+    wtr: &mut W,
+    engine: &[String],
+) -> io::Result<()> {
+    if cfg.implicit_path && !searched {
+        err_message!(
+            "No files were searched, which means gsearch probably applied a filter you didn't expect.\nRunning with -uuu searches hidden, ignored and binary files too."
+        );
+    }
+    if let Some(stats) = stats {
+        let _ = crate::stats::print(cfg, stats, started, engine, wtr);
+    }
+    Ok(())
+}

@@ -1,0 +1,52 @@
+//! `--stats`: ripgrep's summary block (or JSON `summary` message), followed
+//! in text mode by what gsearch adds: which engine and device ran, and how
+//! long each stage of the device pipeline took.
+
+use std::io::{self, Write};
+use std::time::Instant;
+
+use grep_printer::Stats;
+
+use crate::config::{Config, OutputMode};
+
+/// Prints the statistics block.
+pub fn print<W: Write>(
+    cfg: &Config,
+    stats: &Stats,
+    started: Instant,
+    engine: &[String],
+    mut wtr: W,
+) -> io::Result<()> {
+    let elapsed = started.elapsed();
+    if cfg.mode == OutputMode::Json {
+        let msg = serde_json::json!({
+            "type": "summary",
+            "data": {
+                "stats": stats,
+                "elapsed_total": {
+                    "secs": elapsed.as_secs(),
+                    "nanos": elapsed.subsec_nanos(),
+                    "human": format!("{:0.6}s", elapsed.as_secs_f64()),
+                },
+            }
+        });
+        serde_json::to_writer(&mut wtr, &msg)?;
+        return writeln!(wtr);
+    }
+    write!(
+        wtr,
+        "\n{} matches\n{} matched lines\n{} files contained matches\n{} files searched\n{} bytes printed\n{} bytes searched\n{:0.6} seconds spent searching\n{:0.6} seconds total\n",
+        stats.matches(),
+        stats.matched_lines(),
+        stats.searches_with_match(),
+        stats.searches(),
+        stats.bytes_printed(),
+        stats.bytes_searched(),
+        stats.elapsed().as_secs_f64(),
+        elapsed.as_secs_f64(),
+    )?;
+    for line in engine {
+        writeln!(wtr, "{line}")?;
+    }
+    Ok(())
+}
