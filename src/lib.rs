@@ -1,14 +1,18 @@
 //! gsearch: a ripgrep-compatible search tool whose matcher runs on GPUs
 //! through OpenCL. See ARCHITECTURE.md for the map of modules.
 
+pub mod choose;
 pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod generate;
 pub mod messages;
+pub mod offload;
 pub mod offsets;
+pub mod opencl;
 pub mod plan;
 pub mod printer;
 pub mod run;
+pub mod sorted;
 pub mod stats;
 pub mod walk;

@@ -9,7 +9,7 @@ use clap::{CommandFactory, FromArgMatches};
 use gsearch::cli::Cli;
 use gsearch::config::Config;
 use gsearch::plan::Plan;
-use gsearch::{messages, run};
+use gsearch::{choose, messages, run};
 
 fn main() -> ExitCode {
     match try_main() {
@@ -48,12 +48,19 @@ fn try_main() -> anyhow::Result<ExitCode> {
         gsearch::walk::type_list(&mut std::io::stdout().lock())?;
         return Ok(ExitCode::from(0));
     }
+    if cli.list_devices {
+        print!("{}", gsearch::opencl::list_devices_text());
+        return Ok(ExitCode::from(0));
+    }
     let cfg = Config::from_cli(cli)?;
     let plan = Plan::new(&cfg)?;
     let matched = if !cfg.matches_possible() {
         false
     } else {
-        run::search_cpu(&cfg, &plan)?
+        match choose::engine(&cfg, &plan)? {
+            Some(engine) => gsearch::offload::search(&cfg, &plan, &engine)?.matched,
+            None => run::search_cpu(&cfg, &plan)?,
+        }
     };
     Ok(exit_code(matched, cfg.quiet))
 }

@@ -30,8 +30,18 @@ pub struct SearchResult {
 }
 
 impl<W: WriteColor> Printer<W> {
-    /// The printer for this run's output mode.
+    /// The printer for this run's output mode. With one thread the printer
+    /// writes the separator between files itself, as ripgrep's does.
     pub fn new(cfg: &Config, wtr: W) -> Printer<W> {
+        Printer::build(cfg, wtr, cfg.threads == 1)
+    }
+
+    /// A printer for output that a `termcolor::BufferWriter` separates.
+    pub fn new_unseparated(cfg: &Config, wtr: W) -> Printer<W> {
+        Printer::build(cfg, wtr, false)
+    }
+
+    fn build(cfg: &Config, wtr: W, own_separator: bool) -> Printer<W> {
         let colors = ColorSpecs::new(&grep_printer::default_color_specs());
         let terminator = cfg.null.then_some(b'\x00');
         let summary_kind = if cfg.quiet {
@@ -69,7 +79,7 @@ impl<W: WriteColor> Printer<W> {
                         .separator_field_context(b"-".to_vec())
                         .separator_field_match(b":".to_vec())
                         .stats(cfg.stats);
-                    if cfg.threads == 1 {
+                    if own_separator {
                         b.separator_search(cfg.file_separator.clone());
                     }
                     return Printer::Standard(b.build(wtr));

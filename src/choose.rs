@@ -1,0 +1,51 @@
+//! Which engine runs a search. `cpu` and `opencl` are what they say;
+//! `auto` takes a GPU or accelerator (never a CPU-type OpenCL device) only
+//! when the pattern set suits the device kernels and the input is big
+//! enough to repay starting OpenCL (about a third of a second on an H100),
+//! and otherwise never touches the OpenCL driver at all.
+
+use anyhow::bail;
+
+use crate::cli::EngineArg;
+use crate::config::Config;
+use crate::offload::explicit_bytes;
+use crate::opencl::{DeviceSelector, OpenClEngine};
+use crate::plan::Plan;
+
+/// Input size from which `auto` starts a GPU: about what ripgrep searches
+/// in the time OpenCL takes to start.
+pub const AUTO_MIN_BYTES: u64 = 1 << 30;
+
+/// The device engine to use, or `None` for the CPU engine.
+pub fn engine(cfg: &Config, plan: &Plan) -> anyhow::Result<Option<OpenClEngine>> {
+    let Some(set) = plan.literals.as_ref() else {
+        // No literal for a kernel to look for: the CPU engine runs the
+        // regex whatever engine was asked for (`--stats` says so).
+        return Ok(None);
+    };
+    match cfg.engine {
+        EngineArg::Cpu => Ok(None),
+        EngineArg::Opencl => {
+            let sel = selector(cfg, DeviceSelector::Explicit);
+            match OpenClEngine::new(&sel, set) {
+                Ok(e) => Ok(Some(e)),
+                Err(e) => bail!("the OpenCL engine is not available: {e}"),
+            }
+        }
+        EngineArg::Auto => {
+            let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= AUTO_MIN_BYTES);
+            if !big || cfg.paths.iter().any(|p| p.as_os_str() == "-") {
+                return Ok(None);
+            }
+            let sel = selector(cfg, DeviceSelector::Auto);
+            Ok(OpenClEngine::new(&sel, set).ok())
+        }
+    }
+}
+
+fn selector(cfg: &Config, default: DeviceSelector) -> DeviceSelector {
+    match cfg.opencl_device.as_deref() {
+        Some(s) if !s.trim().is_empty() => DeviceSelector::parse(s),
+        _ => default,
+    }
+}

@@ -1,0 +1,486 @@
+//! The search loop for an OpenCL device: files are read straight into the
+//! engine's pinned staging buffers (many small files packed per batch, big
+//! files cut into overlapping chunks), the device finds candidate offsets,
+//! and the host finishes each file with ripgrep's searcher and printers,
+//! visiting only the candidate lines (see `offsets::OffsetMatcher`).
+//!
+//! Files that contain a NUL byte are finished exactly as the CPU engine
+//! would search them (same bytes, same binary detection), so binary-file
+//! behaviour never depends on the engine.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crossbeam_channel::Receiver;
+use grep_printer::Stats;
+use grep_searcher::Searcher;
+
+use crate::config::{Config, MmapMode};
+use crate::err_message;
+use crate::offsets::OffsetMatcher;
+use crate::opencl::{BatchSource, OpenClEngine, StageStats};
+use crate::plan::Plan;
+use crate::printer::{Input, Printer, SearchResult};
+use crate::run::{self, binary_detection, buffer_writer, keeps_stats};
+use crate::walk::{self, Haystack};
+
+/// One file (or stdin) in a batch, or one chunk of a file too big for one.
+pub struct Piece {
+    hay: Haystack,
+    /// Offset of the piece in the batch.
+    start: usize,
+    /// Bytes of the piece in the batch.
+    len: usize,
+    /// For a chunk: where the batch bytes start in the file, how many
+    /// leading bytes belong to the previous chunk, and whether it is last.
+    chunk: Option<Chunk>,
+    /// Why reading failed, if it did (reported by the sink, in order).
+    error: Option<io::Error>,
+}
+
+#[derive(Clone, Copy)]
+struct Chunk {
+    file_offset: u64,
+    skip: usize,
+    last: bool,
+}
+
+/// A file being read in chunks across batches.
+struct OpenBig {
+    hay: Haystack,
+    file: File,
+    /// Next byte of the file to read (before the overlap is added back).
+    next: u64,
+}
+
+/// Reads haystacks into staging buffers.
+struct Source {
+    rx: Receiver<Haystack>,
+    pending: Option<Haystack>,
+    big: Option<OpenBig>,
+    overlap: usize,
+}
+
+impl Source {
+    fn next_hay(&mut self) -> Option<Haystack> {
+        self.pending.take().or_else(|| self.rx.recv().ok())
+    }
+
+    /// Fills the next chunk of the big file being read.
+    fn fill_chunk(&mut self, buf: &mut [u8]) -> (usize, Vec<Piece>) {
+        let big = self.big.as_mut().expect("a big file is open");
+        let skip = if big.next == 0 { 0 } else { self.overlap };
+        let from = big.next - skip as u64;
+        let (n, err) = pread_full(&big.file, buf, from);
+        let last = n < buf.len() || err.is_some();
+        let piece = Piece {
+            hay: big.hay.clone(),
+            start: 0,
+            len: n,
+            chunk: Some(Chunk {
+                file_offset: from,
+                skip,
+                last,
+            }),
+            error: err,
+        };
+        big.next = from + n as u64;
+        if last {
+            self.big = None;
+        }
+        (n, vec![piece])
+    }
+}
+
+impl BatchSource for Source {
+    type Tag = Vec<Piece>;
+
+    fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Vec<Piece>)> {
+        if self.big.is_some() {
+            return Some(self.fill_chunk(buf));
+        }
+        let mut pieces = Vec::new();
+        let mut used = 0;
+        while let Some(hay) = self.next_hay() {
+            let start = if used == 0 { 0 } else { used + 1 };
+            if hay.stdin {
+                if !pieces.is_empty() {
+                    self.pending = Some(hay);
+                    break;
+                }
+                return Some(read_stdin_piece(hay, buf));
+            }
+            let file = match File::open(&hay.path) {
+                Ok(f) => f,
+                Err(e) => {
+                    pieces.push(Piece::failed(hay, e));
+                    continue;
+                }
+            };
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0) as usize;
+            if start + size >= buf.len() {
+                if !pieces.is_empty() {
+                    self.pending = Some(hay);
+                    break;
+                }
+                if size >= buf.len() {
+                    self.big = Some(OpenBig { hay, file, next: 0 });
+                    return Some(self.fill_chunk(buf));
+                }
+            }
+            if start > 0 {
+                buf[used] = b'\n';
+            }
+            let (n, err) = read_full(&file, &mut buf[start..]);
+            let grew = n == buf.len() - start;
+            if grew && err.is_none() {
+                // The file grew past the space left: read it in chunks.
+                if pieces.is_empty() {
+                    self.big = Some(OpenBig { hay, file, next: 0 });
+                    return Some(self.fill_chunk(buf));
+                }
+                self.pending = Some(hay);
+                break;
+            }
+            pieces.push(Piece {
+                hay,
+                start,
+                len: n,
+                chunk: None,
+                error: err,
+            });
+            used = start + n;
+        }
+        if pieces.is_empty() { None } else { Some((used, pieces)) }
+    }
+}
+
+impl Piece {
+    fn failed(hay: Haystack, e: io::Error) -> Piece {
+        Piece {
+            hay,
+            start: 0,
+            len: 0,
+            chunk: None,
+            error: Some(e),
+        }
+    }
+}
+
+fn read_stdin_piece(hay: Haystack, buf: &mut [u8]) -> (usize, Vec<Piece>) {
+    // Standard input is finished on the CPU from a reader (it may be larger
+    // than a batch and cannot be re-read), so nothing is staged for it.
+    let _ = buf;
+    (
+        0,
+        vec![Piece {
+            hay,
+            start: 0,
+            len: 0,
+            chunk: None,
+            error: None,
+        }],
+    )
+}
+
+/// Reads until `buf` is full or end of file.
+fn read_full(mut f: &File, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
+}
+
+/// Reads at `offset` until `buf` is full or end of file.
+fn pread_full(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>) {
+    use std::os::unix::fs::FileExt;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read_at(&mut buf[n..], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
+}
+
+/// Candidate offsets of a big file, gathered chunk by chunk (one per line).
+#[derive(Default)]
+struct BigOffsets {
+    offsets: Vec<u64>,
+    has_nul: bool,
+}
+
+/// The outcome of a device search.
+pub struct Outcome {
+    pub matched: bool,
+    pub report: Vec<String>,
+}
+
+/// Searches everything through `engine`.
+pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Result<Outcome> {
+    let started = Instant::now();
+    let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
+    let walker = walk::walk_builder(cfg)?;
+    let implicit = cfg.implicit_path;
+    let walk_thread = std::thread::spawn(move || {
+        let mut any = false;
+        for hay in walker.build().filter_map(|r| walk::haystack(r, implicit)) {
+            any = true;
+            if tx.send(hay).is_err() {
+                break;
+            }
+        }
+        any
+    });
+    let mut src = Source {
+        rx,
+        pending: None,
+        big: None,
+        overlap: engine.max_pattern_len().saturating_sub(1),
+    };
+    let mut fin = Finisher::new(cfg, plan);
+    let stage = engine.stream(&mut src, &mut |pieces, bytes, set| {
+        fin.batch(pieces, bytes, &set.offsets)
+    });
+    drop(src);
+    let searched = walk_thread.join().unwrap_or(true);
+    let mut report = vec![
+        format!("engine: opencl on {}", engine.device_name()),
+        format!("kernel: {}", engine.kernel_name()),
+        format!("patterns: {}", plan.describe()),
+    ];
+    report.extend(stage_lines(&stage));
+    let mut buf = fin.bufwtr.buffer();
+    run::finish(cfg, searched, fin.stats.as_ref(), started, &mut buf, &report)?;
+    let _ = fin.bufwtr.print(&buf);
+    if fin.verify_failed {
+        crate::messages::set_errored();
+    }
+    Ok(Outcome {
+        matched: fin.matched,
+        report,
+    })
+}
+
+fn stage_lines(s: &StageStats) -> Vec<String> {
+    s.summary().lines().map(str::to_string).collect()
+}
+
+/// Host finishing: turns each batch's offsets into ripgrep's output.
+struct Finisher<'a> {
+    cfg: &'a Config,
+    plan: &'a Plan,
+    bufwtr: termcolor::BufferWriter,
+    printer: Printer<termcolor::Buffer>,
+    searcher: Searcher,
+    stats: Option<Stats>,
+    matched: bool,
+    stop: bool,
+    big: BigOffsets,
+    verify_failed: bool,
+}
+
+impl<'a> Finisher<'a> {
+    fn new(cfg: &'a Config, plan: &'a Plan) -> Finisher<'a> {
+        let bufwtr = buffer_writer(cfg);
+        let printer = Printer::new_unseparated(cfg, bufwtr.buffer());
+        Finisher {
+            cfg,
+            plan,
+            bufwtr,
+            printer,
+            searcher: run::searcher(cfg),
+            stats: keeps_stats(cfg).then(Stats::new),
+            matched: false,
+            stop: false,
+            big: BigOffsets::default(),
+            verify_failed: false,
+        }
+    }
+
+    /// Finishes one batch; returns false to stop the stream.
+    fn batch(&mut self, pieces: Vec<Piece>, bytes: &[u8], offsets: &[u64]) -> bool {
+        let mut i = 0;
+        for p in pieces {
+            if self.stop {
+                break;
+            }
+            let end = (p.start + p.len) as u64;
+            let first = i + offsets[i..].partition_point(|&o| o < p.start as u64);
+            i = first + offsets[first..].partition_point(|&o| o < end);
+            let local: Vec<u64> = offsets[first..i].iter().map(|&o| o - p.start as u64).collect();
+            let data = &bytes[p.start..p.start + p.len];
+            self.piece(p, data, local);
+        }
+        !self.stop
+    }
+
+    fn piece(&mut self, p: Piece, data: &[u8], offsets: Vec<u64>) {
+        if let Some(e) = p.error {
+            err_message!("{}: {}", p.hay.path.display(), e);
+            if p.chunk.is_some() {
+                self.big = BigOffsets::default();
+            }
+            return;
+        }
+        if p.hay.stdin {
+            let r = run::search_haystack(
+                self.cfg,
+                &mut self.searcher,
+                &mut self.printer,
+                &self.plan.matcher,
+                &p.hay,
+            );
+            self.emit(&p.hay, r);
+            return;
+        }
+        match p.chunk {
+            None => {
+                let r = self.finish_bytes(&p.hay, data, &offsets, memchr::memchr(0, data).is_some());
+                self.emit(&p.hay, r);
+            }
+            Some(c) => {
+                self.big.has_nul |= memchr::memchr(0, data).is_some();
+                let owned = offsets.iter().filter(|&&o| o as usize >= c.skip);
+                let mut last_line_end = 0usize;
+                for &o in owned {
+                    // One candidate per line keeps memory proportional to
+                    // matching lines, not to matches.
+                    if (o as usize) < last_line_end {
+                        continue;
+                    }
+                    self.big.offsets.push(c.file_offset + o);
+                    last_line_end = memchr::memchr(b'\n', &data[o as usize..])
+                        .map_or(data.len(), |k| o as usize + k + 1);
+                }
+                if c.last {
+                    let big = std::mem::take(&mut self.big);
+                    let r = self.finish_big(&p.hay, big);
+                    self.emit(&p.hay, r);
+                }
+            }
+        }
+    }
+
+    /// Finishes a file whose bytes are all in memory.
+    fn finish_bytes(
+        &mut self,
+        hay: &Haystack,
+        data: &[u8],
+        offsets: &[u64],
+        has_nul: bool,
+    ) -> io::Result<SearchResult> {
+        self.searcher.set_binary_detection(binary_detection(self.cfg, hay.explicit));
+        if has_nul {
+            // Exactly what the CPU engine would do with these bytes.
+            let input = if self.uses_mmap(hay) {
+                Input::Slice(data)
+            } else {
+                Input::Reader(&mut &data[..])
+            };
+            return self.printer.search(&mut self.searcher, &self.plan.matcher, &hay.path, input);
+        }
+        let m = OffsetMatcher::new(&self.plan.matcher, data, offsets);
+        let r = self.printer.search(&mut self.searcher, m, &hay.path, Input::Slice(data));
+        if self.cfg.verify {
+            self.verify(hay, data, r.as_ref().ok());
+        }
+        r
+    }
+
+    /// Finishes a file read in chunks: the host reads it again through a
+    /// memory map (or into memory when mapping fails) and visits only the
+    /// candidate lines.
+    fn finish_big(&mut self, hay: &Haystack, big: BigOffsets) -> io::Result<SearchResult> {
+        let file = File::open(&hay.path)?;
+        // SAFETY: the map is read-only and lives only for this search. A
+        // file truncated meanwhile could still raise SIGBUS, the hazard
+        // ripgrep accepts for its memory maps too (see RELIABILITY.md).
+        let map = unsafe { memmap2::Mmap::map(&file) };
+        let owned;
+        let data: &[u8] = match &map {
+            Ok(m) => m,
+            Err(_) => {
+                owned = std::fs::read(&hay.path)?;
+                &owned
+            }
+        };
+        self.finish_bytes(hay, data, &big.offsets, big.has_nul)
+    }
+
+    fn uses_mmap(&self, hay: &Haystack) -> bool {
+        match self.cfg.mmap {
+            MmapMode::Never => false,
+            MmapMode::Always => true,
+            MmapMode::Auto => {
+                hay.explicit
+                    && self.cfg.paths.len() <= 10
+                    && self.cfg.paths.iter().all(|p| p.is_file())
+            }
+        }
+    }
+
+    /// `--verify`: searches the same bytes with the CPU engine and compares.
+    fn verify(&mut self, hay: &Haystack, data: &[u8], device: Option<&SearchResult>) {
+        let device_out = self.printer.get_mut().as_slice().to_vec();
+        let mut cpu = Printer::new_unseparated(self.cfg, self.bufwtr.buffer());
+        let mut searcher = run::searcher(self.cfg);
+        searcher.set_binary_detection(binary_detection(self.cfg, hay.explicit));
+        let r = cpu.search(&mut searcher, &self.plan.matcher, &hay.path, Input::Slice(data));
+        let same_match = r.as_ref().ok().map(|r| r.has_match) == device.map(|d| d.has_match);
+        if !same_match || cpu.get_mut().as_slice() != device_out.as_slice() {
+            err_message!(
+                "verify: {}: the device and the CPU engine disagree",
+                hay.path.display()
+            );
+            self.verify_failed = true;
+        }
+    }
+
+    fn emit(&mut self, hay: &Haystack, r: io::Result<SearchResult>) {
+        match r {
+            Ok(r) => {
+                self.matched |= r.has_match;
+                if let (Some(s), Some(rs)) = (self.stats.as_mut(), r.stats.as_ref()) {
+                    *s += rs;
+                }
+            }
+            Err(e) => err_message!("{}: {}", hay.path.display(), e),
+        }
+        if let Err(e) = self.bufwtr.print(self.printer.get_mut()) {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                self.stop = true;
+            } else {
+                err_message!("{}: {}", hay.path.display(), e);
+            }
+        }
+        self.printer.get_mut().clear();
+        if self.matched && self.cfg.quit_after_match {
+            self.stop = true;
+        }
+    }
+}
+
+/// The paths given, for the size estimate `auto` uses.
+pub fn explicit_bytes(paths: &[PathBuf]) -> Option<u64> {
+    let mut total = 0;
+    for p in paths {
+        let m = std::fs::metadata(p).ok()?;
+        if !m.is_file() {
+            return None;
+        }
+        total += m.len();
+    }
+    Some(total)
+}

@@ -1,0 +1,309 @@
+//! Device discovery and selection: which OpenCL devices exist, and which one
+//! a [`DeviceSelector`] picks. Nothing here creates a context.
+
+use std::fmt::Write as _;
+
+use opencl3::device::{
+    CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device,
+};
+use opencl3::platform::get_platforms;
+
+/// How to choose a device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceSelector {
+    /// A GPU (first in listing order), else an accelerator; never a
+    /// CPU-type device (PoCL, Intel CPU runtime). What `auto` uses.
+    Auto,
+    /// What an explicit `--engine opencl` uses: Auto's choice, else the first
+    /// device of any type (so CPU runtimes serve when there is no GPU).
+    Explicit,
+    /// The n-th device, counting across all platforms in listing order (the
+    /// index `--list-devices` shows).
+    Index(usize),
+    /// The first device whose platform or device name contains this
+    /// (case-insensitive).
+    Name(String),
+}
+
+impl DeviceSelector {
+    /// Parses a user string (`GSEARCH_OPENCL_DEVICE`, `--device`): `auto`,
+    /// `explicit` (also `any`), a decimal index, otherwise a name substring.
+    pub fn parse(s: &str) -> DeviceSelector {
+        let t = s.trim();
+        match t.to_ascii_lowercase().as_str() {
+            "auto" | "" => DeviceSelector::Auto,
+            "explicit" | "any" => DeviceSelector::Explicit,
+            _ => match t.parse::<usize>() {
+                Ok(i) => DeviceSelector::Index(i),
+                Err(_) => DeviceSelector::Name(t.to_string()),
+            },
+        }
+    }
+}
+
+/// What one device reports (the `--list-devices` line).
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// Index across all platforms in listing order.
+    pub index: usize,
+    pub platform: String,
+    pub platform_version: String,
+    pub name: String,
+    /// `CL_DEVICE_TYPE_*` bits.
+    pub device_type: u64,
+    /// `CL_DEVICE_VERSION`, e.g. "OpenCL 3.0 CUDA".
+    pub version: String,
+    /// `CL_DEVICE_OPENCL_C_VERSION`.
+    pub c_version: String,
+    pub driver_version: String,
+    pub compute_units: u32,
+    pub global_mem: u64,
+    pub local_mem: u64,
+    pub max_alloc: u64,
+    pub max_work_group: usize,
+    /// Device-side enqueue (OpenCL 2.x, or 3.0 reporting it).
+    pub device_enqueue: bool,
+    pub(crate) device: Device,
+}
+
+impl DeviceInfo {
+    pub fn is_gpu(&self) -> bool {
+        self.device_type & CL_DEVICE_TYPE_GPU != 0
+    }
+
+    pub fn is_accelerator(&self) -> bool {
+        self.device_type & CL_DEVICE_TYPE_ACCELERATOR != 0
+    }
+
+    /// "GPU", "CPU", "ACCELERATOR", ... joined with '+'.
+    pub fn type_name(&self) -> String {
+        let mut v = Vec::new();
+        if self.device_type & CL_DEVICE_TYPE_GPU != 0 {
+            v.push("GPU");
+        }
+        if self.device_type & CL_DEVICE_TYPE_CPU != 0 {
+            v.push("CPU");
+        }
+        if self.device_type & CL_DEVICE_TYPE_ACCELERATOR != 0 {
+            v.push("ACCELERATOR");
+        }
+        if v.is_empty() {
+            v.push("OTHER");
+        }
+        v.join("+")
+    }
+}
+
+/// Why no device could be listed or selected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiscoveryError {
+    /// No `libOpenCL.so.1` (or it failed to load).
+    NoRuntime,
+    /// The loader is there but no platform / no device.
+    NoDevice,
+    /// Devices exist but the selector matches none of them.
+    NoMatch(String),
+}
+
+impl std::fmt::Display for DiscoveryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiscoveryError::NoRuntime => write!(f, "no OpenCL runtime (libOpenCL.so.1) found"),
+            DiscoveryError::NoDevice => write!(f, "no OpenCL device found"),
+            DiscoveryError::NoMatch(m) => write!(f, "no OpenCL device matches {m}"),
+        }
+    }
+}
+
+/// True when the OpenCL loader library can be loaded (never crashes).
+pub fn runtime_available() -> bool {
+    cl3::is_opencl_runtime_available()
+}
+
+fn major_version(v: &str) -> u32 {
+    // "OpenCL 3.0 CUDA" -> 3
+    v.split_whitespace()
+        .nth(1)
+        .and_then(|s| s.split('.').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+}
+
+fn device_info(index: usize, platform: &str, platform_version: &str, d: Device) -> DeviceInfo {
+    let version = d.version().unwrap_or_default();
+    let major = major_version(&version);
+    let device_enqueue = match major {
+        0 | 1 => false,
+        2 => d.queue_on_device_max_size().map(|s| s > 0).unwrap_or(false),
+        _ => d.device_enqueue_capabilities().map(|c| c != 0).unwrap_or(false),
+    };
+    DeviceInfo {
+        index,
+        platform: platform.to_string(),
+        platform_version: platform_version.to_string(),
+        name: d.name().unwrap_or_else(|_| "?".into()).trim().to_string(),
+        device_type: d.dev_type().unwrap_or(0),
+        version: version.trim().to_string(),
+        c_version: d.opencl_c_version().unwrap_or_default().trim().to_string(),
+        driver_version: d.driver_version().unwrap_or_default().trim().to_string(),
+        compute_units: d.max_compute_units().unwrap_or(0),
+        global_mem: d.global_mem_size().unwrap_or(0),
+        local_mem: d.local_mem_size().unwrap_or(0),
+        max_alloc: d.max_mem_alloc_size().unwrap_or(0),
+        max_work_group: d.max_work_group_size().unwrap_or(1),
+        device_enqueue,
+        device: d,
+    }
+}
+
+/// Every device of every platform, in listing order.
+pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
+    if !runtime_available() {
+        return Err(DiscoveryError::NoRuntime);
+    }
+    let platforms = get_platforms().map_err(|_| DiscoveryError::NoDevice)?;
+    let mut out = Vec::new();
+    for p in platforms {
+        let pname = p.name().unwrap_or_else(|_| "?".into()).trim().to_string();
+        let pver = p.version().unwrap_or_default().trim().to_string();
+        // A platform without devices answers CL_DEVICE_NOT_FOUND: skip it.
+        let ids = p.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
+        for id in ids {
+            let i = out.len();
+            out.push(device_info(i, &pname, &pver, Device::new(id)));
+        }
+    }
+    if out.is_empty() {
+        return Err(DiscoveryError::NoDevice);
+    }
+    Ok(out)
+}
+
+/// True when some platform has some device (integration tests use it to
+/// decide whether to run or skip).
+pub fn has_any_device() -> bool {
+    list_devices().map(|v| !v.is_empty()).unwrap_or(false)
+}
+
+/// The index into `devs` that `sel` picks.
+pub fn pick(devs: &[DeviceInfo], sel: &DeviceSelector) -> Option<usize> {
+    let auto = || {
+        devs.iter()
+            .position(DeviceInfo::is_gpu)
+            .or_else(|| devs.iter().position(DeviceInfo::is_accelerator))
+    };
+    match sel {
+        DeviceSelector::Auto => auto(),
+        DeviceSelector::Explicit => auto().or(if devs.is_empty() { None } else { Some(0) }),
+        DeviceSelector::Index(i) => (*i < devs.len()).then_some(*i),
+        DeviceSelector::Name(n) => {
+            let n = n.to_lowercase();
+            devs.iter().position(|d| {
+                d.name.to_lowercase().contains(&n) || d.platform.to_lowercase().contains(&n)
+            })
+        }
+    }
+}
+
+/// Lists the devices and picks one.
+pub fn select(sel: &DeviceSelector) -> Result<DeviceInfo, DiscoveryError> {
+    let devs = list_devices()?;
+    match pick(&devs, sel) {
+        Some(i) => Ok(devs[i].clone()),
+        None => Err(DiscoveryError::NoMatch(match sel {
+            DeviceSelector::Auto => "auto (no GPU or accelerator)".to_string(),
+            DeviceSelector::Explicit => "any".to_string(),
+            DeviceSelector::Index(i) => format!("index {i}"),
+            DeviceSelector::Name(n) => format!("name {n:?}"),
+        })),
+    }
+}
+
+fn mib(b: u64) -> String {
+    if b >= 1 << 30 {
+        format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+    } else if b >= 1 << 20 {
+        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+    } else {
+        format!("{:.0} KiB", b as f64 / 1024.0)
+    }
+}
+
+/// Every platform and device, one block per device; `*` marks the device
+/// `auto` would pick. Says plainly when there is no runtime or no device.
+pub fn list_devices_text() -> String {
+    let devs = match list_devices() {
+        Ok(d) => d,
+        Err(DiscoveryError::NoRuntime) => {
+            return "No OpenCL runtime: libOpenCL.so.1 could not be loaded; \
+                    gsearch searches on the CPU.\n"
+                .to_string();
+        }
+        Err(_) => {
+            return "OpenCL runtime found, but no OpenCL platform or device; \
+                    gsearch searches on the CPU.\n"
+                .to_string();
+        }
+    };
+    let auto = pick(&devs, &DeviceSelector::Auto);
+    let mut s = String::new();
+    for d in &devs {
+        let mark = if Some(d.index) == auto { "*" } else { " " };
+        let _ = writeln!(s, "{mark}{:>2}  {} / {}", d.index, d.platform, d.name);
+        let _ = writeln!(
+            s,
+            "     type {}, {}, {}, driver {}",
+            d.type_name(),
+            d.version,
+            d.c_version,
+            d.driver_version
+        );
+        let _ = writeln!(
+            s,
+            "     {} compute units, global memory {}, local memory {}, max allocation {}, \
+             device-side enqueue {}",
+            d.compute_units,
+            mib(d.global_mem),
+            mib(d.local_mem),
+            mib(d.max_alloc),
+            if d.device_enqueue { "yes" } else { "no" }
+        );
+    }
+    match auto {
+        Some(_) => s.push_str("* = the device `auto` picks\n"),
+        None => s.push_str(
+            "No GPU or accelerator: `auto` searches on the CPU \
+             (an explicit OpenCL engine uses device 0).\n",
+        ),
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_selectors() {
+        assert_eq!(DeviceSelector::parse("auto"), DeviceSelector::Auto);
+        assert_eq!(DeviceSelector::parse(" 2 "), DeviceSelector::Index(2));
+        assert_eq!(DeviceSelector::parse("any"), DeviceSelector::Explicit);
+        assert_eq!(
+            DeviceSelector::parse("H100"),
+            DeviceSelector::Name("H100".into())
+        );
+    }
+
+    #[test]
+    fn versions() {
+        assert_eq!(major_version("OpenCL 3.0 CUDA"), 3);
+        assert_eq!(major_version("OpenCL 1.2 pocl"), 1);
+        assert_eq!(major_version("garbage"), 1);
+    }
+
+    #[test]
+    fn listing_never_panics() {
+        let t = list_devices_text();
+        assert!(!t.is_empty());
+    }
+}

@@ -1,0 +1,427 @@
+//! [`OpenClEngine`]: picks a device and a kernel for a literal set, builds
+//! the device side, and owns the failure policy (a failed device never loses
+//! a match: the batch is searched on the CPU, one warning is printed, and
+//! the engine stays on the CPU from then on).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+use crate::engine::cpu::CpuLiteralEngine;
+use crate::engine::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
+
+use super::cache::ProgramCache;
+use super::device::{DeviceInfo, DeviceSelector, select};
+use super::fault::Fault;
+use super::gpu::{Gpu, GpuConfig, InitStats};
+use super::kernels::KernelKind;
+use super::stream::BatchSource;
+
+/// Default batch (staging buffer) size.
+pub const DEFAULT_BATCH_BYTES: usize = 64 << 20;
+/// Default number of rotating staging slots (>= 3 keeps two batches in
+/// flight while one is filled).
+pub const DEFAULT_SLOTS: usize = 3;
+
+/// Knobs of an engine. [`EngineOptions::from_env`] reads the environment;
+/// tests set fields directly (no process-wide env races).
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// Force a kernel (`GSEARCH_KERNEL=naive|3phase|char16`).
+    pub kernel: Option<KernelKind>,
+    /// Batch capacity in bytes (`GSEARCH_BATCH_BYTES`), clamped to what the
+    /// device can allocate.
+    pub batch_bytes: usize,
+    /// Staging slots (at least 1; 3 or more for overlap).
+    pub slots: usize,
+    /// TEST ONLY: inject a device failure (`GSEARCH_FAULT`).
+    pub fault: Option<Fault>,
+    /// Program binary cache.
+    pub cache: ProgramCache,
+    /// Work-group size cap (default 256; lowered to what the device allows).
+    pub work_group: Option<usize>,
+    /// Start positions per work-item per work-group block.
+    pub iters: usize,
+    /// Initial capacity (entries) of each result buffer (tests shrink it to
+    /// exercise the overflow re-run). Default: batch_bytes / 16, at least
+    /// 16 Ki, at most 4 Mi.
+    pub initial_out_entries: Option<usize>,
+    /// Print the device-failure warning to stderr (once per process).
+    pub warn_on_stderr: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            kernel: None,
+            batch_bytes: DEFAULT_BATCH_BYTES,
+            slots: DEFAULT_SLOTS,
+            fault: None,
+            cache: ProgramCache::default_location(),
+            work_group: None,
+            iters: 64,
+            initial_out_entries: None,
+            warn_on_stderr: true,
+        }
+    }
+}
+
+impl EngineOptions {
+    /// Defaults plus `GSEARCH_KERNEL`, `GSEARCH_BATCH_BYTES` and (tests
+    /// only) `GSEARCH_FAULT`.
+    pub fn from_env() -> EngineOptions {
+        let mut o = EngineOptions::default();
+        if let Ok(k) = std::env::var("GSEARCH_KERNEL") {
+            o.kernel = KernelKind::parse(&k);
+        }
+        if let Some(b) = std::env::var("GSEARCH_BATCH_BYTES")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .filter(|&b| b > 0)
+        {
+            o.batch_bytes = b;
+        }
+        o.fault = Fault::from_env();
+        o
+    }
+}
+
+pub(crate) struct State {
+    pub gpu: Option<Gpu>,
+    /// Host buffer for batches searched on the CPU when no slot exists.
+    pub heap: Vec<u8>,
+    /// Batches enqueued over the engine's life (fault injection counts them).
+    pub batch_no: u64,
+}
+
+/// The OpenCL literal engine. `Send + Sync`; device work is serialised by an
+/// internal lock (one `stream`/`search` at a time per engine).
+pub struct OpenClEngine {
+    pub(crate) patterns: Vec<Vec<u8>>,
+    pub(crate) fold: bool,
+    pub(crate) max_len: usize,
+    pub(crate) cpu: CpuLiteralEngine,
+    kind: KernelKind,
+    info: DeviceInfo,
+    pub(crate) opts: EngineOptions,
+    init: InitStats,
+    pub(crate) state: Mutex<State>,
+    failure: Mutex<Option<String>>,
+}
+
+static WARNED: AtomicBool = AtomicBool::new(false);
+
+impl OpenClEngine {
+    /// Picks a device with `sel` and a kernel for `set` (by shape, or as
+    /// `GSEARCH_KERNEL` forces when that kernel can handle the set), and
+    /// builds context, queues and program (through the binary cache).
+    ///
+    /// Errors only when no OpenCL runtime/device matches `sel`
+    /// ([`EngineError::Device`]) or the set is unusable
+    /// ([`EngineError::Unsupported`]). A device that fails later in set-up
+    /// (context, build, upload) yields a degraded engine that searches on
+    /// the CPU, after one warning: see [`OpenClEngine::device_failure`].
+    /// Costs ~0.4 s on a GPU: call it on a background thread if need be.
+    pub fn new(sel: &DeviceSelector, set: &LiteralSet) -> Result<OpenClEngine, EngineError> {
+        let mut opts = EngineOptions::from_env();
+        let pats = non_empty(set);
+        if let Some(k) = opts.kernel {
+            if !k.can_handle(&pats) {
+                opts.kernel = None;
+            }
+        }
+        Self::with_options(sel, set, opts)
+    }
+
+    /// Like [`OpenClEngine::new`] with explicit options; a forced kernel that
+    /// cannot handle the set is an `Unsupported` error.
+    pub fn with_options(
+        sel: &DeviceSelector,
+        set: &LiteralSet,
+        opts: EngineOptions,
+    ) -> Result<OpenClEngine, EngineError> {
+        let t0 = Instant::now();
+        let patterns = non_empty(set);
+        let kind = match opts.kernel {
+            Some(k) if !k.can_handle(&patterns) => {
+                return Err(EngineError::Unsupported(format!(
+                    "kernel {} cannot search this pattern set",
+                    k.name()
+                )));
+            }
+            Some(k) => k,
+            None => KernelKind::choose(&patterns),
+        };
+        let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
+        let cpu = CpuLiteralEngine::new(set)?;
+        let mut failure = None;
+        let mut init = InitStats::default();
+        let gpu = if patterns.is_empty() {
+            None
+        } else {
+            let cfg = GpuConfig {
+                cache: &opts.cache,
+                work_group: opts.work_group,
+                iters: opts.iters,
+                fault: opts.fault,
+            };
+            match Gpu::new(&info, kind, &patterns, set.fold_ascii, &cfg) {
+                Ok(g) => {
+                    init = g.init;
+                    Some(g)
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    None
+                }
+            }
+        };
+        init.total = t0.elapsed();
+        let engine = OpenClEngine {
+            max_len: patterns.iter().map(Vec::len).max().unwrap_or(0),
+            patterns,
+            fold: set.fold_ascii,
+            cpu,
+            kind,
+            info,
+            opts,
+            init,
+            state: Mutex::new(State {
+                gpu,
+                heap: Vec::new(),
+                batch_no: 0,
+            }),
+            failure: Mutex::new(None),
+        };
+        if let Some(e) = failure {
+            engine.record_failure(e);
+        }
+        Ok(engine)
+    }
+
+    /// The kernel family in use: "naive", "3phase" or "char16".
+    pub fn kernel_name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    pub fn kernel_kind(&self) -> KernelKind {
+        self.kind
+    }
+
+    /// The selected device's name.
+    pub fn device_name(&self) -> &str {
+        &self.info.name
+    }
+
+    pub fn device_info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Context/program set-up times and whether the program came from the
+    /// cache.
+    pub fn init_stats(&self) -> InitStats {
+        self.init
+    }
+
+    pub fn options(&self) -> &EngineOptions {
+        &self.opts
+    }
+
+    /// Bytes a [`BatchSource`] may put in one batch (`stream` hands it a
+    /// buffer of exactly this length).
+    pub fn batch_capacity(&self) -> usize {
+        let max = self
+            .lock()
+            .gpu
+            .as_ref()
+            .map(Gpu::max_batch)
+            .unwrap_or(1 << 31);
+        self.opts.batch_bytes.clamp(1, max.max(1))
+    }
+
+    /// The longest pattern: a source that cuts a file into chunks must
+    /// overlap them by `max_pattern_len() - 1` bytes (a match belongs to the
+    /// chunk where it starts).
+    pub fn max_pattern_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// Why the device was abandoned, if it was (the engine then searches on
+    /// the CPU; results stay complete).
+    pub fn device_failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn is_degraded(&self) -> bool {
+        self.device_failure().is_some()
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn record_failure(&self, msg: String) {
+        let mut f = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_some() {
+            return;
+        }
+        if self.opts.warn_on_stderr && !WARNED.swap(true, Ordering::SeqCst) {
+            eprintln!("gsearch: warning: OpenCL device failed ({msg}); searching on the CPU");
+        }
+        *f = Some(msg);
+    }
+
+    /// Marks the device failed (warning once) and waits for whatever it
+    /// still has in flight, so host memory can be reused safely.
+    pub(crate) fn fail(&self, st: &mut State, msg: String) {
+        if let Some(g) = &st.gpu {
+            g.quiesce();
+        }
+        self.record_failure(msg);
+    }
+
+    /// True while the device is usable.
+    pub(crate) fn device_ok(&self, st: &State) -> bool {
+        st.gpu.is_some() && !self.patterns.is_empty() && !self.is_degraded()
+    }
+
+    /// Per-pattern occurrence counts (char16 count mode; others answer
+    /// `Unsupported`). Falls back to the CPU if the device fails.
+    pub fn count_occurrences(&self, data: &[u8]) -> Result<Vec<u64>, EngineError> {
+        if self.kind != KernelKind::Char16 {
+            return Err(EngineError::Unsupported(
+                "count mode exists for the char16 kernel only".into(),
+            ));
+        }
+        let mut st = self.lock();
+        if self.device_ok(&st) && data.len() <= self.batch_capacity_locked(&st) {
+            let npat = self.patterns.len();
+            let r = st
+                .gpu
+                .as_mut()
+                .map(|g| g.count_occurrences(data, npat))
+                .unwrap_or_else(|| Err("no device".into()));
+            match r {
+                Ok(v) => return Ok(v),
+                Err(e) => self.fail(&mut st, e),
+            }
+        }
+        drop(st);
+        Ok(self
+            .patterns
+            .iter()
+            .map(|p| {
+                let one = CpuLiteralEngine::new(&LiteralSet {
+                    patterns: vec![p.clone()],
+                    fold_ascii: self.fold,
+                })
+                .map(|e| e.find_all(data).len() as u64)
+                .unwrap_or(0);
+                one
+            })
+            .collect())
+    }
+
+    fn batch_capacity_locked(&self, st: &State) -> usize {
+        let max = st.gpu.as_ref().map(Gpu::max_batch).unwrap_or(1 << 31);
+        self.opts.batch_bytes.clamp(1, max.max(1))
+    }
+}
+
+impl Drop for OpenClEngine {
+    fn drop(&mut self) {
+        if self.is_degraded() {
+            // A failed device may fail again while releasing its objects
+            // (opencl3 panics on release errors): leak them instead.
+            let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+            if let Some(g) = st.gpu.take() {
+                std::mem::forget(g);
+            }
+        }
+    }
+}
+
+fn non_empty(set: &LiteralSet) -> Vec<Vec<u8>> {
+    set.patterns
+        .iter()
+        .filter(|p| !p.is_empty())
+        .cloned()
+        .collect()
+}
+
+/// Feeds one in-memory batch through the pipeline in chunks of at most the
+/// batch capacity, overlapping by (longest pattern - 1) bytes.
+struct ChunkSource<'a> {
+    data: &'a [u8],
+    pos: usize,
+    cap: usize,
+    step: usize,
+}
+
+/// (chunk start, offsets owned by this chunk are < this bound).
+type ChunkTag = (usize, usize);
+
+impl BatchSource for ChunkSource<'_> {
+    type Tag = ChunkTag;
+
+    fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, ChunkTag)> {
+        if self.pos >= self.data.len() {
+            return None;
+        }
+        let start = self.pos;
+        let end = (start + self.cap).min(self.data.len());
+        let n = end - start;
+        buf[..n].copy_from_slice(&self.data[start..end]);
+        let owned = if end == self.data.len() {
+            self.pos = end;
+            n
+        } else {
+            self.pos = start + self.step;
+            self.step
+        };
+        Some((n, (start, owned)))
+    }
+}
+
+impl BatchEngine for OpenClEngine {
+    fn name(&self) -> String {
+        if self.is_degraded() {
+            format!("{} (OpenCL device failed)", self.cpu.name())
+        } else {
+            format!("opencl {} on {}", self.kind.name(), self.info.name)
+        }
+    }
+
+    /// Copies the batch through the pinned staging buffers (in chunks when it
+    /// exceeds [`OpenClEngine::batch_capacity`]) and searches it.
+    fn search(&self, batch: &Batch<'_>) -> Result<MatchSet, EngineError> {
+        let data = batch.data;
+        let cap = self.batch_capacity();
+        if data.is_empty() || self.patterns.is_empty() {
+            return Ok(MatchSet::default());
+        }
+        if cap < self.max_len || self.is_degraded() {
+            return self.cpu.search(batch);
+        }
+        let mut src = ChunkSource {
+            data,
+            pos: 0,
+            cap,
+            step: cap - (self.max_len - 1),
+        };
+        let mut offsets = Vec::new();
+        self.stream(&mut src, &mut |(start, owned): ChunkTag, _bytes, m: MatchSet| {
+            offsets.extend(
+                m.offsets
+                    .into_iter()
+                    .take_while(|&o| (o as usize) < owned)
+                    .map(|o| o + start as u64),
+            );
+            true
+        });
+        Ok(MatchSet { offsets })
+    }
+}

@@ -1,0 +1,651 @@
+//! Device-side state of one engine: context, the two in-order queues, the
+//! built program and kernels, the pattern buffers, and the rotating batch
+//! slots (pinned staging buffer mapped once + device text/result buffers).
+//! It knows how to enqueue one batch and how to collect its results; the
+//! pipeline policy lives in `stream.rs`, the failure policy in `engine.rs`.
+
+use std::ffi::c_void;
+use std::ptr;
+use std::time::{Duration, Instant};
+
+use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
+use opencl3::context::Context;
+use opencl3::error_codes::ClError;
+use opencl3::event::Event;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{
+    Buffer, CL_MAP_READ, CL_MAP_WRITE, CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE,
+    ClMem,
+};
+use opencl3::program::Program;
+use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING, cl_mem};
+
+use super::cache::ProgramCache;
+use super::device::DeviceInfo;
+use super::fault::{Fault, FaultKind};
+use super::kernels::{self, Geometry, KernelKind, MatchOut, PAD, PatternArgs};
+use super::program;
+use super::stream::StageStats;
+
+/// Offsets read back speculatively with every batch (one round trip covers
+/// batches with at most this many matches).
+pub const HEAD_ENTRIES: usize = 16 * 1024;
+
+static ZERO: [u32; 1] = [0];
+
+pub(crate) fn cl(what: &'static str) -> impl Fn(ClError) -> String {
+    move |e| format!("{what}: {e} ({})", e.0)
+}
+
+/// Time spent building the device side (reported by `--stats`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InitStats {
+    /// Context and queues.
+    pub context: Duration,
+    /// Program build (or cache load) and kernel creation.
+    pub build: Duration,
+    /// Whether the program binary came from the on-disk cache.
+    pub program_from_cache: bool,
+    /// Everything `OpenClEngine::new` took (discovery included).
+    pub total: Duration,
+}
+
+/// A pointer into mapped pinned memory.
+struct HostPtr(*mut u8);
+
+// SAFETY: the pointer refers to pinned host memory owned by the slot's
+// staging buffer, which moves with it; only the thread holding the engine's
+// state lock touches it.
+unsafe impl Send for HostPtr {}
+
+struct Slot {
+    staging: Buffer<u8>,
+    host: HostPtr,
+    /// Bytes of the mapping (batch capacity + PAD).
+    host_len: usize,
+    text: Buffer<u8>,
+    out: Buffer<u32>,
+    out_cap: usize,
+    count: Buffer<u32>,
+    count_host: Vec<u32>,
+    head: Vec<u32>,
+}
+
+/// The events of one enqueued batch.
+pub(crate) struct InFlight {
+    write: Event,
+    kernel: Option<Event>,
+    count_read: Event,
+    head_read: Event,
+    head_n: usize,
+    n: usize,
+}
+
+pub(crate) struct Gpu {
+    pub info: DeviceInfo,
+    context: Context,
+    write_q: CommandQueue,
+    exec_q: CommandQueue,
+    _program: Program,
+    kernel: Kernel,
+    count_kernel: Option<Kernel>,
+    args: PatternArgs,
+    pub geo: Geometry,
+    slots: Vec<Slot>,
+    slot_bytes: usize,
+    pub init: InitStats,
+}
+
+/// What `Gpu::new` needs besides the device and the patterns.
+pub(crate) struct GpuConfig<'a> {
+    pub cache: &'a ProgramCache,
+    pub work_group: Option<usize>,
+    pub iters: usize,
+    pub fault: Option<Fault>,
+}
+
+fn make_queue(ctx: &Context) -> Result<CommandQueue, ClError> {
+    CommandQueue::create_default_with_properties(ctx, CL_QUEUE_PROFILING_ENABLE, 0)
+        .or_else(|_| CommandQueue::create_default(ctx, CL_QUEUE_PROFILING_ENABLE))
+}
+
+fn prev_pow2(x: usize) -> usize {
+    if x == 0 {
+        1
+    } else {
+        1 << (usize::BITS - 1 - x.leading_zeros())
+    }
+}
+
+/// Device time of a finished command (0 when profiling is unavailable).
+pub(crate) fn span(e: &Event) -> Duration {
+    match (e.profiling_command_start(), e.profiling_command_end()) {
+        (Ok(s), Ok(t)) if t >= s => Duration::from_nanos(t - s),
+        _ => Duration::ZERO,
+    }
+}
+
+impl Gpu {
+    /// Context, queues, program (through the cache), kernels and pattern
+    /// buffers for `kind` on `info`. `pats` are non-empty.
+    pub fn new(
+        info: &DeviceInfo,
+        kind: KernelKind,
+        pats: &[Vec<u8>],
+        fold: bool,
+        cfg: &GpuConfig<'_>,
+    ) -> Result<Gpu, String> {
+        let t0 = Instant::now();
+        let context = Context::from_device(&info.device).map_err(cl("creating the context"))?;
+        let write_q = make_queue(&context).map_err(cl("creating a command queue"))?;
+        let exec_q = make_queue(&context).map_err(cl("creating a command queue"))?;
+        let t_ctx = t0.elapsed();
+
+        let t1 = Instant::now();
+        let mut wg = prev_pow2(cfg.work_group.unwrap_or(256).min(info.max_work_group).max(1));
+        let inject = Fault::hits_any_batch(cfg.fault, FaultKind::Build);
+        let (built, kernel, count_kernel) = loop {
+            let options = format!("-cl-std=CL1.2 -D WG={wg}");
+            let built = program::build(&context, info, kind.source(), &options, cfg.cache, inject)?;
+            let kernel = Kernel::create(&built.program, kind.function(fold))
+                .map_err(cl("creating the kernel"))?;
+            let count_kernel = match kind.count_function(fold) {
+                Some(f) => {
+                    Some(Kernel::create(&built.program, f).map_err(cl("creating the kernel"))?)
+                }
+                None => None,
+            };
+            // The kernel may allow less than the device maximum (registers,
+            // local memory): rebuild once for what it allows.
+            let allowed = kernel
+                .get_work_group_size(info.device.id())
+                .unwrap_or(wg)
+                .min(count_kernel
+                    .as_ref()
+                    .and_then(|k| k.get_work_group_size(info.device.id()).ok())
+                    .unwrap_or(wg));
+            if allowed >= wg || wg == 1 {
+                break (built, kernel, count_kernel);
+            }
+            wg = prev_pow2(allowed);
+        };
+        let args = PatternArgs::new(&context, kind, pats, fold)
+            .map_err(cl("uploading the patterns"))?;
+        let init = InitStats {
+            context: t_ctx,
+            build: t1.elapsed(),
+            program_from_cache: built.from_cache,
+            total: Duration::ZERO,
+        };
+        Ok(Gpu {
+            info: info.clone(),
+            context,
+            write_q,
+            exec_q,
+            _program: built.program,
+            kernel,
+            count_kernel,
+            args,
+            geo: Geometry {
+                wg,
+                iters: cfg.iters.max(1),
+            },
+            slots: Vec::new(),
+            slot_bytes: 0,
+            init,
+        })
+    }
+
+    /// The largest batch this device can take in one buffer.
+    pub fn max_batch(&self) -> usize {
+        let alloc = usize::try_from(self.info.max_alloc).unwrap_or(usize::MAX);
+        alloc.saturating_sub(PAD).min(1 << 31)
+    }
+
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Allocates `n` slots of `bytes` capacity (once; kept for reuse).
+    pub fn ensure_slots(
+        &mut self,
+        n: usize,
+        bytes: usize,
+        initial_out: usize,
+        fault: Option<Fault>,
+    ) -> Result<(), String> {
+        if self.slots.len() >= n && self.slot_bytes >= bytes {
+            return Ok(());
+        }
+        if Fault::hits_any_batch(fault, FaultKind::Alloc) {
+            return Err("buffer allocation failed (injected fault GSEARCH_FAULT=alloc)".into());
+        }
+        self.release_slots();
+        let len = bytes + PAD;
+        let out_cap = initial_out.max(1);
+        for _ in 0..n {
+            // SAFETY: no host pointer is passed (null); the sizes are
+            // non-zero and checked against the device's limit by the caller.
+            let (staging, text, out, count) = unsafe {
+                (
+                    Buffer::<u8>::create(
+                        &self.context,
+                        CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+                        len,
+                        ptr::null_mut(),
+                    )
+                    .map_err(cl("allocating a pinned staging buffer"))?,
+                    Buffer::<u8>::create(&self.context, CL_MEM_READ_ONLY, len, ptr::null_mut())
+                        .map_err(cl("allocating a device buffer"))?,
+                    Buffer::<u32>::create(
+                        &self.context,
+                        CL_MEM_READ_WRITE,
+                        out_cap,
+                        ptr::null_mut(),
+                    )
+                    .map_err(cl("allocating a result buffer"))?,
+                    Buffer::<u32>::create(&self.context, CL_MEM_READ_WRITE, 1, ptr::null_mut())
+                        .map_err(cl("allocating a counter"))?,
+                )
+            };
+            let mut p: cl_mem = ptr::null_mut();
+            // SAFETY: a blocking map of the whole staging buffer; `p` receives
+            // the host address, valid until the buffer is unmapped (in
+            // `release_slots`, before the buffer is released).
+            unsafe {
+                self.write_q
+                    .enqueue_map_buffer(
+                        &staging,
+                        CL_BLOCKING,
+                        CL_MAP_READ | CL_MAP_WRITE,
+                        0,
+                        len,
+                        &mut p,
+                        &[],
+                    )
+                    .map_err(cl("mapping a pinned staging buffer"))?;
+            }
+            if p.is_null() {
+                return Err("mapping a pinned staging buffer returned null".into());
+            }
+            self.slots.push(Slot {
+                staging,
+                host: HostPtr(p as *mut u8),
+                host_len: len,
+                text,
+                out,
+                out_cap,
+                count,
+                count_host: vec![0],
+                head: vec![0; HEAD_ENTRIES.min(out_cap)],
+            });
+        }
+        self.slot_bytes = bytes;
+        Ok(())
+    }
+
+    /// Unmaps and frees every slot (waits for the queues first).
+    fn release_slots(&mut self) {
+        let _ = self.write_q.finish();
+        let _ = self.exec_q.finish();
+        for s in self.slots.drain(..) {
+            // SAFETY: `host` is the pointer this buffer's mapping returned;
+            // nothing uses it after this (the slot is being dropped).
+            let r = unsafe {
+                self.write_q
+                    .enqueue_unmap_mem_object(s.staging.get(), s.host.0 as *mut c_void, &[])
+            };
+            if r.is_ok() {
+                let _ = self.write_q.finish();
+            }
+        }
+        self.slot_bytes = 0;
+    }
+
+    /// The mapped staging memory of `slot`: (pointer, length incl. PAD).
+    pub fn host_region(&self, slot: usize) -> (*mut u8, usize) {
+        let s = &self.slots[slot];
+        (s.host.0, s.host_len)
+    }
+
+    /// Waits for everything enqueued (errors ignored: used on failure paths
+    /// and before reusing host memory).
+    pub fn quiesce(&self) {
+        let _ = self.write_q.finish();
+        let _ = self.exec_q.finish();
+    }
+
+    /// Enqueues batch `n` bytes of `slot`'s staging memory (already padded):
+    /// host-to-device write on the write queue; counter reset, kernel and
+    /// read-backs on the exec queue, the kernel waiting for the write.
+    pub fn enqueue(
+        &mut self,
+        slot: usize,
+        n: usize,
+        batch_no: u64,
+        fault: Option<Fault>,
+    ) -> Result<InFlight, String> {
+        let s = &mut self.slots[slot];
+        debug_assert!(n + PAD <= s.host_len);
+        // SAFETY: `host` maps `host_len >= n + PAD` bytes of pinned memory that
+        // stay mapped and unmodified until this batch has completed (the
+        // pipeline refills a slot only after collecting its batch).
+        let src = unsafe { std::slice::from_raw_parts(s.host.0 as *const u8, n + PAD) };
+        // SAFETY: non-blocking write from memory kept alive and untouched
+        // until `write` completes (see above).
+        let write = unsafe {
+            self.write_q
+                .enqueue_write_buffer(&mut s.text, CL_NON_BLOCKING, 0, src, &[])
+                .map_err(cl("enqueueing the host-to-device copy"))?
+        };
+        // SAFETY: ZERO is a static, alive for the whole program.
+        unsafe {
+            self.exec_q
+                .enqueue_write_buffer(&mut s.count, CL_NON_BLOCKING, 0, &ZERO, &[])
+                .map_err(cl("enqueueing the counter reset"))?;
+        }
+        if Fault::hits(fault, FaultKind::Enqueue, batch_no) {
+            let _ = self.write_q.flush();
+            return Err("kernel enqueue failed (injected fault GSEARCH_FAULT=enqueue)".into());
+        }
+        let kernel = kernels::launch_match(
+            &self.exec_q,
+            &self.kernel,
+            &self.args,
+            self.geo,
+            &s.text,
+            n as u32,
+            &MatchOut {
+                out: &s.out,
+                cap: s.out_cap as u32,
+                count: &s.count,
+            },
+            &[write.get()],
+        )
+        .map_err(cl("enqueueing the kernel"))?;
+        let head_n = s.head.len().min(s.out_cap);
+        // SAFETY: non-blocking reads into the slot's own vectors, which are
+        // neither touched nor reallocated until `complete` waited for them.
+        let (count_read, head_read) = unsafe {
+            (
+                self.exec_q
+                    .enqueue_read_buffer(&s.count, CL_NON_BLOCKING, 0, &mut s.count_host, &[])
+                    .map_err(cl("enqueueing the read-back"))?,
+                self.exec_q
+                    .enqueue_read_buffer(&s.out, CL_NON_BLOCKING, 0, &mut s.head[..head_n], &[])
+                    .map_err(cl("enqueueing the read-back"))?,
+            )
+        };
+        self.write_q.flush().map_err(cl("flushing the write queue"))?;
+        self.exec_q.flush().map_err(cl("flushing the kernel queue"))?;
+        Ok(InFlight {
+            write,
+            kernel,
+            count_read,
+            head_read,
+            head_n,
+            n,
+        })
+    }
+
+    /// Waits for a batch and returns its sorted match offsets; `Ok(None)`
+    /// when the result does not fit any device buffer (the caller searches
+    /// that batch on the CPU; the device is fine).
+    pub fn complete(
+        &mut self,
+        slot: usize,
+        f: InFlight,
+        batch_no: u64,
+        fault: Option<Fault>,
+        st: &mut StageStats,
+    ) -> Result<Option<Vec<u64>>, String> {
+        let t = Instant::now();
+        f.count_read.wait().map_err(cl("waiting for the results"))?;
+        f.head_read.wait().map_err(cl("waiting for the results"))?;
+        st.wait += t.elapsed();
+        if Fault::hits(fault, FaultKind::Lost, batch_no) {
+            return Err("reading results failed: device lost (injected fault GSEARCH_FAULT=lost)"
+                .into());
+        }
+        st.host_to_device += span(&f.write);
+        if let Some(k) = &f.kernel {
+            st.kernel += span(k);
+        }
+        st.device_to_host += span(&f.count_read) + span(&f.head_read);
+
+        let s = &mut self.slots[slot];
+        let c = s.count_host[0] as usize;
+        let raw: Vec<u32> = if c <= f.head_n {
+            s.head[..c].to_vec()
+        } else if c <= s.out_cap {
+            let mut v = vec![0u32; c];
+            v[..f.head_n].copy_from_slice(&s.head[..f.head_n]);
+            let t = Instant::now();
+            // SAFETY: blocking read into a live vector of the right length.
+            unsafe {
+                self.exec_q
+                    .enqueue_read_buffer(
+                        &s.out,
+                        CL_BLOCKING,
+                        f.head_n * 4,
+                        &mut v[f.head_n..],
+                        &[],
+                    )
+                    .map_err(cl("reading the results"))?;
+            }
+            st.device_to_host += t.elapsed();
+            v
+        } else {
+            // Overflow: grow the result buffer and run the kernel again.
+            let new_cap = c + c / 8 + 1024;
+            if (new_cap as u64) * 4 > self.info.max_alloc {
+                return Ok(None);
+            }
+            st.overflow_reruns += 1;
+            // SAFETY: a fresh buffer, no host pointer.
+            s.out = unsafe {
+                Buffer::<u32>::create(&self.context, CL_MEM_READ_WRITE, new_cap, ptr::null_mut())
+                    .map_err(cl("allocating a larger result buffer"))?
+            };
+            s.out_cap = new_cap;
+            let t = Instant::now();
+            // SAFETY: blocking calls on live host memory; the text buffer
+            // still holds this batch (the slot was not refilled).
+            unsafe {
+                self.exec_q
+                    .enqueue_write_buffer(&mut s.count, CL_BLOCKING, 0, &ZERO, &[])
+                    .map_err(cl("resetting the counter"))?;
+            }
+            kernels::launch_match(
+                &self.exec_q,
+                &self.kernel,
+                &self.args,
+                self.geo,
+                &s.text,
+                f.n as u32,
+                &MatchOut {
+                    out: &s.out,
+                    cap: new_cap as u32,
+                    count: &s.count,
+                },
+                &[],
+            )
+            .map_err(cl("enqueueing the kernel"))?;
+            let mut cnt = [0u32; 1];
+            // SAFETY: blocking reads into live local memory.
+            unsafe {
+                self.exec_q
+                    .enqueue_read_buffer(&s.count, CL_BLOCKING, 0, &mut cnt, &[])
+                    .map_err(cl("reading the results"))?;
+            }
+            let c2 = cnt[0] as usize;
+            if c2 > new_cap {
+                return Err(format!("match count changed on re-run ({c} then {c2})"));
+            }
+            let mut v = vec![0u32; c2];
+            // SAFETY: as above.
+            unsafe {
+                self.exec_q
+                    .enqueue_read_buffer(&s.out, CL_BLOCKING, 0, &mut v, &[])
+                    .map_err(cl("reading the results"))?;
+            }
+            st.kernel += t.elapsed();
+            v
+        };
+        let t = Instant::now();
+        let mut offs: Vec<u64> = raw.into_iter().map(u64::from).collect();
+        offs.sort_unstable();
+        offs.dedup();
+        st.collect += t.elapsed();
+        Ok(Some(offs))
+    }
+
+    /// Char16 count mode over `data`: per-pattern occurrence counts.
+    pub fn count_occurrences(&mut self, data: &[u8], npat: usize) -> Result<Vec<u64>, String> {
+        let Some(k) = &self.count_kernel else {
+            return Err("this kernel has no count mode".into());
+        };
+        let len = data.len() + PAD;
+        let mut padded = Vec::with_capacity(len);
+        padded.extend_from_slice(data);
+        padded.resize(len, b'\n');
+        // SAFETY: COPY_HOST_PTR copies from live vectors during the call.
+        let (text, counts) = unsafe {
+            (
+                Buffer::<u8>::create(
+                    &self.context,
+                    CL_MEM_READ_ONLY | opencl3::memory::CL_MEM_COPY_HOST_PTR,
+                    len,
+                    padded.as_mut_ptr() as *mut c_void,
+                )
+                .map_err(cl("allocating a device buffer"))?,
+                Buffer::<u32>::create(
+                    &self.context,
+                    CL_MEM_READ_WRITE | opencl3::memory::CL_MEM_COPY_HOST_PTR,
+                    npat,
+                    vec![0u32; npat].as_mut_ptr() as *mut c_void,
+                )
+                .map_err(cl("allocating counters"))?,
+            )
+        };
+        kernels::launch_count(
+            &self.exec_q,
+            k,
+            &self.args,
+            self.geo,
+            &text,
+            data.len() as u32,
+            &counts,
+            &[],
+        )
+        .map_err(cl("enqueueing the kernel"))?;
+        let mut out = vec![0u32; npat];
+        // SAFETY: blocking read into a live vector.
+        unsafe {
+            self.exec_q
+                .enqueue_read_buffer(&counts, CL_BLOCKING, 0, &mut out, &[])
+                .map_err(cl("reading the counts"))?;
+        }
+        Ok(out.into_iter().map(u64::from).collect())
+    }
+
+    // ---- device-resident runs, for the kernel benchmark ----
+
+    pub(crate) fn context(&self) -> &Context {
+        &self.context
+    }
+
+    pub(crate) fn exec_queue(&self) -> &CommandQueue {
+        &self.exec_q
+    }
+
+    /// One match-mode run over a device-resident buffer (n + PAD bytes):
+    /// returns (kernel device time, match count). Results beyond `out`'s
+    /// capacity are counted, not stored.
+    pub(crate) fn run_resident(
+        &self,
+        text: &Buffer<u8>,
+        n: usize,
+        out: &Buffer<u32>,
+        cap: usize,
+        count: &mut Buffer<u32>,
+    ) -> Result<(Duration, u64), String> {
+        // SAFETY: blocking write from a static.
+        unsafe {
+            self.exec_q
+                .enqueue_write_buffer(count, CL_BLOCKING, 0, &ZERO, &[])
+                .map_err(cl("resetting the counter"))?;
+        }
+        let ev = kernels::launch_match(
+            &self.exec_q,
+            &self.kernel,
+            &self.args,
+            self.geo,
+            text,
+            n as u32,
+            &MatchOut {
+                out,
+                cap: cap as u32,
+                count,
+            },
+            &[],
+        )
+        .map_err(cl("enqueueing the kernel"))?;
+        let mut c = [0u32; 1];
+        // SAFETY: blocking read into live local memory.
+        unsafe {
+            self.exec_q
+                .enqueue_read_buffer(count, CL_BLOCKING, 0, &mut c, &[])
+                .map_err(cl("reading the count"))?;
+        }
+        Ok((ev.as_ref().map(span).unwrap_or_default(), c[0] as u64))
+    }
+
+    /// One count-mode run over a device-resident buffer (char16 only).
+    pub(crate) fn run_resident_count(
+        &self,
+        text: &Buffer<u8>,
+        n: usize,
+        counts: &mut Buffer<u32>,
+        npat: usize,
+    ) -> Result<(Duration, Vec<u64>), String> {
+        let Some(k) = &self.count_kernel else {
+            return Err("this kernel has no count mode".into());
+        };
+        let zeros = vec![0u32; npat];
+        // SAFETY: blocking write from a live vector.
+        unsafe {
+            self.exec_q
+                .enqueue_write_buffer(counts, CL_BLOCKING, 0, &zeros, &[])
+                .map_err(cl("resetting the counters"))?;
+        }
+        let ev = kernels::launch_count(
+            &self.exec_q,
+            k,
+            &self.args,
+            self.geo,
+            text,
+            n as u32,
+            counts,
+            &[],
+        )
+        .map_err(cl("enqueueing the kernel"))?;
+        let mut c = vec![0u32; npat];
+        // SAFETY: blocking read into a live vector.
+        unsafe {
+            self.exec_q
+                .enqueue_read_buffer(counts, CL_BLOCKING, 0, &mut c, &[])
+                .map_err(cl("reading the counts"))?;
+        }
+        Ok((
+            ev.as_ref().map(span).unwrap_or_default(),
+            c.into_iter().map(u64::from).collect(),
+        ))
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        self.release_slots();
+    }
+}

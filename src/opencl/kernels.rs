@@ -1,0 +1,469 @@
+//! Which kernel serves which pattern set, how patterns are packed into the
+//! kernels' argument buffers, and one small launch function per kernel
+//! family (opencl3's `ExecuteKernel` panics on a missing argument; these
+//! functions set every argument and return errors instead).
+
+use std::ffi::c_void;
+use std::ptr;
+
+use opencl3::command_queue::CommandQueue;
+use opencl3::context::Context;
+use opencl3::error_codes::ClError;
+use opencl3::event::Event;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, ClMem};
+use opencl3::types::cl_event;
+
+use super::program::{CHAR16_SRC, NAIVE_SRC, THREE_PHASE_SRC};
+
+/// Bytes the host pads after the data in every text buffer (>= 16, for the
+/// kernels' vload16 past the last start position). Padding is `\n`, which
+/// no pattern contains, and the kernels bound-check lengths anyway.
+pub const PAD: usize = 64;
+
+/// The most patterns / the longest pattern the char16 kernel takes.
+pub const CHAR16_MAX_PATTERNS: usize = 16;
+pub const CHAR16_MAX_LEN: usize = 16;
+
+/// The kernel families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelKind {
+    /// `literal_naive.cl`: any set (the baseline / fallback).
+    Naive,
+    /// `literal_3phase.cl`: exactly one pattern, any length.
+    ThreePhase,
+    /// `multi_char16.cl`: 1..=16 patterns of 1..=16 bytes.
+    Char16,
+}
+
+impl KernelKind {
+    pub const ALL: [KernelKind; 3] = [KernelKind::Naive, KernelKind::ThreePhase, KernelKind::Char16];
+
+    /// `naive`, `3phase` (or `three-phase`), `char16`.
+    pub fn parse(s: &str) -> Option<KernelKind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "naive" => Some(KernelKind::Naive),
+            "3phase" | "three-phase" | "threephase" => Some(KernelKind::ThreePhase),
+            "char16" => Some(KernelKind::Char16),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelKind::Naive => "naive",
+            KernelKind::ThreePhase => "3phase",
+            KernelKind::Char16 => "char16",
+        }
+    }
+
+    /// Whether this kernel can search for `pats` (all non-empty).
+    pub fn can_handle(self, pats: &[Vec<u8>]) -> bool {
+        match self {
+            KernelKind::Naive => true,
+            KernelKind::ThreePhase => pats.len() == 1,
+            KernelKind::Char16 => {
+                !pats.is_empty()
+                    && pats.len() <= CHAR16_MAX_PATTERNS
+                    && pats.iter().all(|p| p.len() <= CHAR16_MAX_LEN)
+            }
+        }
+    }
+
+    /// The kernel for a pattern shape: one pattern → three-phase; several
+    /// short ones → char16; otherwise naive (a many-literal kernel comes
+    /// later).
+    pub fn choose(pats: &[Vec<u8>]) -> KernelKind {
+        if KernelKind::ThreePhase.can_handle(pats) {
+            KernelKind::ThreePhase
+        } else if KernelKind::Char16.can_handle(pats) {
+            KernelKind::Char16
+        } else {
+            KernelKind::Naive
+        }
+    }
+
+    pub fn source(self) -> &'static str {
+        match self {
+            KernelKind::Naive => NAIVE_SRC,
+            KernelKind::ThreePhase => THREE_PHASE_SRC,
+            KernelKind::Char16 => CHAR16_SRC,
+        }
+    }
+
+    /// The match-mode kernel function.
+    pub fn function(self, fold: bool) -> &'static str {
+        match (self, fold) {
+            (KernelKind::Naive, false) => "literal_naive",
+            (KernelKind::Naive, true) => "literal_naive_fold",
+            (KernelKind::ThreePhase, false) => "literal_3phase",
+            (KernelKind::ThreePhase, true) => "literal_3phase_fold",
+            (KernelKind::Char16, false) => "multi_char16",
+            (KernelKind::Char16, true) => "multi_char16_fold",
+        }
+    }
+
+    /// The count-mode kernel function, where there is one.
+    pub fn count_function(self, fold: bool) -> Option<&'static str> {
+        match (self, fold) {
+            (KernelKind::Char16, false) => Some("multi_char16_count"),
+            (KernelKind::Char16, true) => Some("multi_char16_count_fold"),
+            _ => None,
+        }
+    }
+}
+
+/// Rough frequency of a byte in text and code (higher = more common), used
+/// to put the three-phase kernel's 2-byte anchor on the rarest pair.
+fn byte_rank(b: u8, fold: bool) -> u32 {
+    let r = match b {
+        b' ' => 200,
+        b'e' => 120,
+        b't' | b'a' | b'o' | b'i' | b'n' => 95,
+        b's' | b'r' | b'h' | b'l' => 75,
+        b'd' | b'c' | b'u' | b'm' | b'f' | b'p' | b'g' => 45,
+        b'a'..=b'z' => 22,
+        b'0'..=b'9' => 22,
+        b'A'..=b'Z' => 12,
+        b'.' | b',' | b'_' | b'(' | b')' | b';' | b'=' | b'"' | b'\'' | b'/' | b'-' | b':' => 25,
+        b'\t' => 25,
+        0x21..=0x7e => 8,
+        0x80..=0xff => 4,
+        _ => 2,
+    };
+    if fold && b.is_ascii_lowercase() {
+        r + byte_rank(b.to_ascii_uppercase(), false)
+    } else {
+        r
+    }
+}
+
+/// The phase-1 anchor: the start of the rarest-looking byte pair (0 for a
+/// one-byte pattern).
+pub fn anchor_for(pat: &[u8], fold: bool) -> usize {
+    if pat.len() < 2 {
+        return 0;
+    }
+    (0..pat.len() - 1)
+        .min_by_key(|&i| byte_rank(pat[i], fold) * byte_rank(pat[i + 1], fold))
+        .unwrap_or(0)
+}
+
+/// Host-side argument data of the naive kernel: concatenated patterns and
+/// (offset, length) pairs.
+pub fn pack_naive(pats: &[Vec<u8>]) -> (Vec<u8>, Vec<u32>) {
+    let mut bytes = Vec::new();
+    let mut info = Vec::new();
+    for p in pats {
+        info.push(bytes.len() as u32);
+        info.push(p.len() as u32);
+        bytes.extend_from_slice(p);
+    }
+    if bytes.is_empty() {
+        bytes.push(0);
+    }
+    (bytes, info)
+}
+
+/// The three-phase kernel's pattern buffer: zero-padded to a multiple of 16
+/// plus 16 bytes.
+pub fn pack_3phase(pat: &[u8]) -> Vec<u8> {
+    let mut v = pat.to_vec();
+    v.resize(pat.len().div_ceil(16) * 16 + 16, 0);
+    v
+}
+
+/// The char16 kernel's buffers: patterns (16 bytes each), masks (16 bytes
+/// each, 0xFF = don't care) and lengths.
+pub fn pack_char16(pats: &[Vec<u8>]) -> (Vec<u8>, Vec<u8>, Vec<u32>) {
+    let mut p = vec![0u8; pats.len() * 16];
+    let mut m = vec![0u8; pats.len() * 16];
+    let mut l = Vec::with_capacity(pats.len());
+    for (k, pat) in pats.iter().enumerate() {
+        p[k * 16..k * 16 + pat.len()].copy_from_slice(pat);
+        for j in pat.len()..16 {
+            m[k * 16 + j] = 0xFF;
+        }
+        l.push(pat.len() as u32);
+    }
+    (p, m, l)
+}
+
+/// Launch geometry shared by the kernels.
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    /// Work-group size (`-D WG`, required by the 3phase/char16 kernels).
+    pub wg: usize,
+    /// Start positions each work-item walks per group (block = wg * iters).
+    pub iters: usize,
+}
+
+impl Geometry {
+    pub fn block(&self) -> usize {
+        self.wg * self.iters
+    }
+}
+
+/// Device-side pattern arguments, one variant per kernel family.
+pub enum PatternArgs {
+    Naive {
+        pats: Buffer<u8>,
+        info: Buffer<u32>,
+        npat: u32,
+    },
+    ThreePhase {
+        pat: Buffer<u8>,
+        m: u32,
+        anchor: u32,
+    },
+    Char16 {
+        pats: Buffer<u8>,
+        masks: Buffer<u8>,
+        lens: Buffer<u32>,
+        npat: u32,
+    },
+}
+
+fn ro_buffer<T: Copy>(ctx: &Context, data: &[T]) -> Result<Buffer<T>, ClError> {
+    // SAFETY: COPY_HOST_PTR copies `data.len()` elements from a live slice
+    // during the call; the pointer is not kept.
+    unsafe {
+        Buffer::<T>::create(
+            ctx,
+            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+            data.len(),
+            data.as_ptr() as *mut c_void,
+        )
+    }
+}
+
+impl PatternArgs {
+    /// Uploads the patterns (non-empty, already lower-cased when folding)
+    /// for `kind`.
+    pub fn new(
+        ctx: &Context,
+        kind: KernelKind,
+        pats: &[Vec<u8>],
+        fold: bool,
+    ) -> Result<PatternArgs, ClError> {
+        Ok(match kind {
+            KernelKind::Naive => {
+                let (bytes, info) = pack_naive(pats);
+                PatternArgs::Naive {
+                    pats: ro_buffer(ctx, &bytes)?,
+                    info: ro_buffer(ctx, &info)?,
+                    npat: pats.len() as u32,
+                }
+            }
+            KernelKind::ThreePhase => {
+                let p = &pats[0];
+                PatternArgs::ThreePhase {
+                    pat: ro_buffer(ctx, &pack_3phase(p))?,
+                    m: p.len() as u32,
+                    anchor: anchor_for(p, fold) as u32,
+                }
+            }
+            KernelKind::Char16 => {
+                let (p, m, l) = pack_char16(pats);
+                PatternArgs::Char16 {
+                    pats: ro_buffer(ctx, &p)?,
+                    masks: ro_buffer(ctx, &m)?,
+                    lens: ro_buffer(ctx, &l)?,
+                    npat: pats.len() as u32,
+                }
+            }
+        })
+    }
+}
+
+/// Sets kernel argument `i` to a value (a scalar or a `cl_mem`).
+///
+/// # Safety
+/// `T` must have the size and layout of the kernel's argument `i`.
+unsafe fn arg<T>(k: &Kernel, i: u32, v: &T) -> Result<(), ClError> {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe { k.set_arg(i, v) }
+}
+
+fn enqueue_1d(
+    q: &CommandQueue,
+    k: &Kernel,
+    global: usize,
+    local: usize,
+    wait: &[cl_event],
+) -> Result<Event, ClError> {
+    let g = [global];
+    let l = [local];
+    // SAFETY: one-dimensional sizes from live arrays; every argument of `k`
+    // was set by the caller (the launch functions below set all of them).
+    unsafe { q.enqueue_nd_range_kernel(k.get(), 1, ptr::null(), g.as_ptr(), l.as_ptr(), wait) }
+}
+
+/// Where a match-mode launch writes.
+pub struct MatchOut<'a> {
+    pub out: &'a Buffer<u32>,
+    pub cap: u32,
+    pub count: &'a Buffer<u32>,
+}
+
+/// Enqueues the match-mode kernel for `kind` over `text[..n]` (the buffer
+/// holds n + PAD bytes). Returns `None` when there is nothing to search
+/// (then `count` stays as the host set it: 0).
+pub fn launch_match(
+    q: &CommandQueue,
+    kernel: &Kernel,
+    args: &PatternArgs,
+    geo: Geometry,
+    text: &Buffer<u8>,
+    n: u32,
+    o: &MatchOut<'_>,
+    wait: &[cl_event],
+) -> Result<Option<Event>, ClError> {
+    if n == 0 {
+        return Ok(None);
+    }
+    let t = text.get();
+    let out = o.out.get();
+    let count = o.count.get();
+    // SAFETY (all `arg` calls below): the argument indices and types follow
+    // the layout documented at the top of each kernel file: buffers as
+    // cl_mem, `uint` as u32.
+    unsafe {
+        match args {
+            PatternArgs::Naive { pats, info, npat } => {
+                arg(kernel, 0, &t)?;
+                arg(kernel, 1, &n)?;
+                arg(kernel, 2, &pats.get())?;
+                arg(kernel, 3, &info.get())?;
+                arg(kernel, 4, npat)?;
+                arg(kernel, 5, &out)?;
+                arg(kernel, 6, &o.cap)?;
+                arg(kernel, 7, &count)?;
+                let global = (n as usize).div_ceil(geo.wg) * geo.wg;
+                enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+            }
+            PatternArgs::ThreePhase { pat, m, anchor } => {
+                if n < *m {
+                    return Ok(None);
+                }
+                let npos = (n - m + 1) as usize;
+                let block = geo.block() as u32;
+                arg(kernel, 0, &t)?;
+                arg(kernel, 1, &n)?;
+                arg(kernel, 2, &pat.get())?;
+                arg(kernel, 3, m)?;
+                arg(kernel, 4, anchor)?;
+                arg(kernel, 5, &block)?;
+                arg(kernel, 6, &out)?;
+                arg(kernel, 7, &o.cap)?;
+                arg(kernel, 8, &count)?;
+                let global = npos.div_ceil(geo.block()) * geo.wg;
+                enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+            }
+            PatternArgs::Char16 {
+                pats,
+                masks,
+                lens,
+                npat,
+            } => {
+                let block = geo.block() as u32;
+                arg(kernel, 0, &t)?;
+                arg(kernel, 1, &n)?;
+                arg(kernel, 2, &pats.get())?;
+                arg(kernel, 3, &masks.get())?;
+                arg(kernel, 4, &lens.get())?;
+                arg(kernel, 5, npat)?;
+                arg(kernel, 6, &block)?;
+                arg(kernel, 7, &out)?;
+                arg(kernel, 8, &o.cap)?;
+                arg(kernel, 9, &count)?;
+                let global = (n as usize).div_ceil(geo.block()) * geo.wg;
+                enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+            }
+        }
+    }
+}
+
+/// Enqueues the char16 count-mode kernel: per-pattern occurrence counts
+/// added into `counts` (npat u32, zeroed by the host).
+#[allow(clippy::too_many_arguments)]
+pub fn launch_count(
+    q: &CommandQueue,
+    kernel: &Kernel,
+    args: &PatternArgs,
+    geo: Geometry,
+    text: &Buffer<u8>,
+    n: u32,
+    counts: &Buffer<u32>,
+    wait: &[cl_event],
+) -> Result<Option<Event>, ClError> {
+    let PatternArgs::Char16 {
+        pats,
+        masks,
+        lens,
+        npat,
+    } = args
+    else {
+        return Err(ClError(opencl3::error_codes::CL_INVALID_KERNEL));
+    };
+    if n == 0 {
+        return Ok(None);
+    }
+    let block = geo.block() as u32;
+    // SAFETY: argument layout of multi_char16_count (see multi_char16.cl).
+    unsafe {
+        arg(kernel, 0, &text.get())?;
+        arg(kernel, 1, &n)?;
+        arg(kernel, 2, &pats.get())?;
+        arg(kernel, 3, &masks.get())?;
+        arg(kernel, 4, &lens.get())?;
+        arg(kernel, 5, npat)?;
+        arg(kernel, 6, &block)?;
+        arg(kernel, 7, &counts.get())?;
+    }
+    let global = (n as usize).div_ceil(geo.block()) * geo.wg;
+    enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choose_by_shape() {
+        let one = vec![b"hello".to_vec()];
+        let few = vec![b"ab".to_vec(), b"cd".to_vec()];
+        let long = vec![b"ab".to_vec(), vec![b'x'; 17]];
+        assert_eq!(KernelKind::choose(&one), KernelKind::ThreePhase);
+        assert_eq!(KernelKind::choose(&few), KernelKind::Char16);
+        assert_eq!(KernelKind::choose(&long), KernelKind::Naive);
+        let many: Vec<Vec<u8>> = (0..17).map(|i| vec![b'a' + i as u8]).collect();
+        assert_eq!(KernelKind::choose(&many), KernelKind::Naive);
+        assert!(!KernelKind::ThreePhase.can_handle(&few));
+        assert!(KernelKind::Char16.can_handle(&one));
+    }
+
+    #[test]
+    fn packing() {
+        let (p, m, l) = pack_char16(&[b"ab".to_vec(), vec![7u8; 16]]);
+        assert_eq!(&p[..3], b"ab\0");
+        assert_eq!(m[1], 0);
+        assert_eq!(m[2], 0xFF);
+        assert!(m[16..].iter().all(|&x| x == 0));
+        assert_eq!(l, vec![2, 16]);
+        assert_eq!(pack_3phase(b"x").len(), 32);
+        assert_eq!(pack_3phase(&[1u8; 16]).len(), 32);
+        assert_eq!(pack_3phase(&[1u8; 17]).len(), 48);
+        let (b, i) = pack_naive(&[b"ab".to_vec(), b"c".to_vec()]);
+        assert_eq!(b, b"abc");
+        assert_eq!(i, vec![0, 2, 2, 1]);
+    }
+
+    #[test]
+    fn anchor_prefers_rare_pairs() {
+        assert_eq!(anchor_for(b"the Qz", false), 4);
+        assert_eq!(anchor_for(b"a", false), 0);
+        let a = anchor_for(b"hello world", true);
+        assert!(a < 10);
+    }
+}

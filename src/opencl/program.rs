@@ -1,0 +1,65 @@
+//! Kernel sources (embedded) and program builds through the binary cache.
+
+use std::time::{Duration, Instant};
+
+use opencl3::context::Context;
+use opencl3::program::Program;
+
+use super::cache::ProgramCache;
+use super::device::DeviceInfo;
+
+pub const NAIVE_SRC: &str = include_str!("../../kernels/literal_naive.cl");
+pub const THREE_PHASE_SRC: &str = include_str!("../../kernels/literal_3phase.cl");
+pub const CHAR16_SRC: &str = include_str!("../../kernels/multi_char16.cl");
+
+/// A built program and how it was obtained.
+pub struct Built {
+    pub program: Program,
+    pub from_cache: bool,
+    pub time: Duration,
+}
+
+/// Builds `source` for the context's device: from the cache when an intact
+/// entry loads and builds, otherwise from source (then stores the binary).
+/// A failed source build returns the build log.
+pub fn build(
+    ctx: &Context,
+    dev: &DeviceInfo,
+    source: &str,
+    options: &str,
+    cache: &ProgramCache,
+    inject_failure: bool,
+) -> Result<Built, String> {
+    let t0 = Instant::now();
+    if inject_failure {
+        return Err("program build failed (injected fault GSEARCH_FAULT=build)".into());
+    }
+    let key = ProgramCache::key(
+        &dev.name,
+        &dev.driver_version,
+        &dev.platform_version,
+        source,
+        options,
+    );
+    if let Some(bin) = cache.load(&key) {
+        if let Ok(program) = Program::create_and_build_from_binary(ctx, &[&bin], options) {
+            return Ok(Built {
+                program,
+                from_cache: true,
+                time: t0.elapsed(),
+            });
+        }
+    }
+    let program = Program::create_and_build_from_source(ctx, source, options)
+        .map_err(|log| format!("OpenCL program build failed: {log}"))?;
+    if let Some(b) = program.get_binaries().ok().and_then(|v| v.into_iter().next()) {
+        if !b.is_empty() {
+            cache.store(&key, &b);
+        }
+    }
+    Ok(Built {
+        program,
+        from_cache: false,
+        time: t0.elapsed(),
+    })
+}

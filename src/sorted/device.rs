@@ -1,0 +1,355 @@
+//! Opening an OpenCL device: enumeration, selection, context and queue.
+//!
+//! Selection order for [`open_device`]:
+//! 1. the explicit selector, else the environment variable
+//!    `GSEARCH_OPENCL_DEVICE`: a decimal index into [`list_devices`] or a
+//!    case-insensitive substring of "platform name / device name";
+//! 2. with no selector: the first GPU or accelerator, else the first device
+//!    of any type (a CPU runtime such as PoCL or Intel's).
+//!
+//! "No OpenCL here" (no loader library, or a loader without drivers) is
+//! reported as [`DeviceError::NoOpenCl`] so callers can fall back to the CPU.
+
+use std::fmt;
+
+use opencl3::command_queue::{
+    CL_QUEUE_ON_DEVICE, CL_QUEUE_ON_DEVICE_DEFAULT, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+    CL_QUEUE_PROFILING_ENABLE, CommandQueue,
+};
+use opencl3::context::Context;
+use opencl3::device::{
+    CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device,
+};
+use opencl3::platform::get_platforms;
+use opencl3::types::{cl_device_id, cl_device_type};
+
+/// Environment variable naming the device to use (index or name substring).
+pub const DEVICE_ENV: &str = "GSEARCH_OPENCL_DEVICE";
+
+/// Why no device could be opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceError {
+    /// No OpenCL loader or no platform: use the CPU.
+    NoOpenCl,
+    /// Devices exist but none matches the selector.
+    NoMatch { selector: String, available: Vec<String> },
+    /// An OpenCL call failed.
+    Cl { what: String, code: i32 },
+}
+
+impl fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceError::NoOpenCl => write!(f, "no OpenCL platform or device available"),
+            DeviceError::NoMatch {
+                selector,
+                available,
+            } => {
+                write!(f, "no OpenCL device matches {selector:?}")?;
+                if available.is_empty() {
+                    write!(f, " (no devices)")
+                } else {
+                    write!(f, "; available: {}", available.join("; "))
+                }
+            }
+            DeviceError::Cl { what, code } => write!(f, "OpenCL error {code} in {what}"),
+        }
+    }
+}
+
+impl std::error::Error for DeviceError {}
+
+/// Turn an OpenCL error code into a [`DeviceError`] naming the call.
+pub(crate) fn cl_err(what: impl Into<String>) -> impl FnOnce(opencl3::error_codes::ClError) -> DeviceError {
+    let what = what.into();
+    move |e| DeviceError::Cl { what, code: e.0 }
+}
+
+/// One device as enumerated (before a context exists).
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    /// Position in [`list_devices`], usable as a selector.
+    pub index: usize,
+    pub platform: String,
+    /// The platform's vendor ("The pocl project", "Intel(R) Corporation").
+    pub vendor: String,
+    pub name: String,
+    pub device_type: cl_device_type,
+    /// Whether the device supports device-side enqueue (OpenCL C 2.0
+    /// `enqueue_kernel`).
+    pub device_enqueue: bool,
+    pub id: cl_device_id,
+}
+
+// SAFETY: a cl_device_id is an opaque handle that OpenCL allows to be used
+// from any thread (every API call taking it is thread-safe, OpenCL 1.2
+// appendix A.2); this struct never dereferences it.
+unsafe impl Send for DeviceInfo {}
+// SAFETY: as above; the struct holds no interior mutability.
+unsafe impl Sync for DeviceInfo {}
+
+impl DeviceInfo {
+    /// "gpu", "cpu", "accelerator" or "other".
+    pub fn kind(&self) -> &'static str {
+        type_name(self.device_type)
+    }
+
+    /// "platform / device", the string a name selector is matched against.
+    pub fn label(&self) -> String {
+        format!("{} / {}", self.platform, self.name)
+    }
+}
+
+fn type_name(t: cl_device_type) -> &'static str {
+    if t & CL_DEVICE_TYPE_GPU != 0 {
+        "gpu"
+    } else if t & CL_DEVICE_TYPE_ACCELERATOR != 0 {
+        "accelerator"
+    } else if t & CL_DEVICE_TYPE_CPU != 0 {
+        "cpu"
+    } else {
+        "other"
+    }
+}
+
+/// Device-side enqueue support: OpenCL 2.x devices must have it; OpenCL 3.0
+/// devices report it in CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES.
+fn supports_device_enqueue(dev: &Device) -> bool {
+    let version = dev.version().unwrap_or_default();
+    // "OpenCL <major>.<minor> <vendor info>"
+    let mut parts = version
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("")
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let major = parts.next().unwrap_or(0);
+    match major {
+        0 | 1 => false,
+        2 => dev.queue_on_device_max_size().map(|s| s > 0).unwrap_or(false),
+        _ => {
+            const CL_DEVICE_QUEUE_SUPPORTED: u64 = 1;
+            dev.device_enqueue_capabilities()
+                .map(|c| c & CL_DEVICE_QUEUE_SUPPORTED != 0)
+                .unwrap_or(false)
+        }
+    }
+}
+
+/// Every device of every platform, in loader order. An absent loader or a
+/// loader without platforms gives an empty list.
+pub fn list_devices() -> Vec<DeviceInfo> {
+    if !cl3::is_opencl_runtime_available() {
+        return Vec::new();
+    }
+    let Ok(platforms) = get_platforms() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for p in platforms {
+        let pname = p.name().unwrap_or_default();
+        let vendor = p.vendor().unwrap_or_default();
+        let Ok(ids) = p.get_devices(CL_DEVICE_TYPE_ALL) else {
+            continue;
+        };
+        for id in ids {
+            let d = Device::new(id);
+            out.push(DeviceInfo {
+                index: out.len(),
+                platform: pname.trim().to_string(),
+                vendor: vendor.trim().to_string(),
+                name: d.name().unwrap_or_default().trim().to_string(),
+                device_type: d.dev_type().unwrap_or(0),
+                device_enqueue: supports_device_enqueue(&d),
+                id,
+            });
+        }
+    }
+    out
+}
+
+/// Pick from `devices` by `selector`, or by type preference when `selector`
+/// is `None`. A selector is an index, or a case-insensitive substring
+/// matched first against platform names and vendors ("intel", "pocl",
+/// "nvidia"), then against device names ("h100").
+pub fn select_device<'a>(
+    devices: &'a [DeviceInfo],
+    selector: Option<&str>,
+) -> Result<&'a DeviceInfo, DeviceError> {
+    if devices.is_empty() {
+        return Err(DeviceError::NoOpenCl);
+    }
+    match selector.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(sel) => {
+            let found = if let Ok(i) = sel.parse::<usize>() {
+                devices.get(i)
+            } else {
+                let needle = sel.to_lowercase();
+                let has = |s: &str| s.to_lowercase().contains(&needle);
+                devices
+                    .iter()
+                    .find(|d| has(&d.platform) || has(&d.vendor))
+                    .or_else(|| devices.iter().find(|d| has(&d.name)))
+            };
+            found.ok_or_else(|| DeviceError::NoMatch {
+                selector: sel.to_string(),
+                available: devices
+                    .iter()
+                    .map(|d| format!("{}: {}", d.index, d.label()))
+                    .collect(),
+            })
+        }
+        None => Ok(devices
+            .iter()
+            .find(|d| d.device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR) != 0)
+            .unwrap_or(&devices[0])),
+    }
+}
+
+/// An opened device: context plus an in-order host queue with profiling
+/// enabled. `Send + Sync` (the opencl3 types it holds are).
+pub struct ClDevice {
+    pub info: DeviceInfo,
+    pub device: Device,
+    pub context: Context,
+    /// In-order, profiling-enabled host queue.
+    pub queue: CommandQueue,
+    pub max_work_group_size: usize,
+    pub local_mem_size: u64,
+    pub max_alloc: u64,
+    /// The default on-device queue, created on first use by
+    /// [`ClDevice::ensure_device_queue`] for device-side enqueue.
+    device_queue: std::sync::OnceLock<Result<CommandQueue, DeviceError>>,
+}
+
+impl fmt::Debug for ClDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClDevice")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClDevice {
+    /// Open one enumerated device.
+    pub fn open(info: &DeviceInfo) -> Result<ClDevice, DeviceError> {
+        let device = Device::new(info.id);
+        let context = Context::from_device(&device).map_err(cl_err("clCreateContext"))?;
+        // OpenCL 2.0+: clCreateCommandQueueWithProperties; 1.2 drivers lack
+        // it, so fall back to clCreateCommandQueue.
+        // SAFETY: `info.id` is a device of `context` (the context was made
+        // from exactly that device).
+        let queue = unsafe {
+            CommandQueue::create_with_properties(&context, info.id, CL_QUEUE_PROFILING_ENABLE, 0)
+        }
+        .or_else(|_| {
+            // SAFETY: as above.
+            #[allow(deprecated)]
+            unsafe {
+                CommandQueue::create(&context, info.id, CL_QUEUE_PROFILING_ENABLE)
+            }
+        })
+        .map_err(cl_err("clCreateCommandQueue"))?;
+        Ok(ClDevice {
+            info: info.clone(),
+            max_work_group_size: device.max_work_group_size().unwrap_or(64).max(1),
+            local_mem_size: device.local_mem_size().unwrap_or(16 * 1024),
+            max_alloc: device.max_mem_alloc_size().unwrap_or(128 << 20),
+            device,
+            context,
+            queue,
+            device_queue: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// "platform / device (type)", for `--stats` and messages.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.info.label(), self.info.kind())
+    }
+
+    /// Create (once) the default on-device queue that `enqueue_kernel`'s
+    /// `get_default_queue()` returns. Fails on devices without device-side
+    /// enqueue.
+    pub fn ensure_device_queue(&self) -> Result<(), DeviceError> {
+        if !self.info.device_enqueue {
+            return Err(DeviceError::Cl {
+                what: "device-side enqueue not supported".into(),
+                code: -59, // CL_INVALID_OPERATION
+            });
+        }
+        self.device_queue
+            .get_or_init(|| {
+                let size = self.device.queue_on_device_preferred_size().unwrap_or(0);
+                // SAFETY: the device belongs to self.context.
+                unsafe {
+                    CommandQueue::create_with_properties(
+                        &self.context,
+                        self.info.id,
+                        CL_QUEUE_ON_DEVICE
+                            | CL_QUEUE_ON_DEVICE_DEFAULT
+                            | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+                        size.min(u32::MAX as usize) as u32,
+                    )
+                }
+                .map_err(cl_err("clCreateCommandQueueWithProperties(ON_DEVICE_DEFAULT)"))
+            })
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
+    }
+}
+
+/// Open the device chosen by `selector`, else by `GSEARCH_OPENCL_DEVICE`,
+/// else the preferred one (GPU/accelerator first).
+pub fn open_device(selector: Option<&str>) -> Result<ClDevice, DeviceError> {
+    let devices = list_devices();
+    let env = std::env::var(DEVICE_ENV).ok();
+    let sel = selector.or(env.as_deref());
+    let info = select_device(&devices, sel)?;
+    ClDevice::open(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake(index: usize, platform: &str, name: &str, t: cl_device_type) -> DeviceInfo {
+        DeviceInfo {
+            index,
+            platform: platform.into(),
+            vendor: if platform.starts_with("Portable") {
+                "The pocl project".into()
+            } else {
+                String::new()
+            },
+            name: name.into(),
+            device_type: t,
+            device_enqueue: false,
+            id: std::ptr::null_mut(),
+        }
+    }
+
+    #[test]
+    fn selection_rules() {
+        let devs = vec![
+            fake(0, "Portable Computing Language", "pthread-Intel(R) Xeon", CL_DEVICE_TYPE_CPU),
+            fake(1, "NVIDIA CUDA", "NVIDIA H100", CL_DEVICE_TYPE_GPU),
+            fake(2, "Intel(R) OpenCL", "Intel(R) Xeon", CL_DEVICE_TYPE_CPU),
+        ];
+        assert_eq!(select_device(&devs, None).unwrap().index, 1);
+        assert_eq!(select_device(&devs, Some("2")).unwrap().index, 2);
+        assert_eq!(select_device(&devs, Some("intel")).unwrap().index, 2);
+        assert_eq!(select_device(&devs, Some("pocl")).unwrap().index, 0);
+        assert_eq!(select_device(&devs, Some("h100")).unwrap().index, 1);
+        assert_eq!(select_device(&devs, Some("xeon")).unwrap().index, 0);
+        assert_eq!(select_device(&devs, Some("portable")).unwrap().index, 0);
+        assert_eq!(select_device(&devs, Some(" ")).unwrap().index, 1);
+        assert!(matches!(
+            select_device(&devs, Some("9")),
+            Err(DeviceError::NoMatch { .. })
+        ));
+        assert_eq!(select_device(&[], None).unwrap_err(), DeviceError::NoOpenCl);
+        let cpus = &devs[..1];
+        assert_eq!(select_device(cpus, None).unwrap().index, 0);
+    }
+}

@@ -1,0 +1,823 @@
+//! Host wrappers for the batched sorted-search kernels in
+//! `kernels/search.cl` and `kernels/search_enqueue.cl`.
+//!
+//! Every method computes, for each key, the lower bound in a sorted array:
+//! the first index whose element is `>= key`, or `n` (Rust's
+//! `hay.partition_point(|x| *x < key)`), as `u32`.
+//!
+//! One [`DeviceSearch`] per (device, key type) builds the 1.2 program once
+//! (and the 2.0 device-enqueue program on first use, on capable devices).
+//! Each launch is wrapped in one small function that sets every argument
+//! explicitly, so a missing argument is an error, not a panic.
+
+use std::marker::PhantomData;
+use std::ptr;
+use std::sync::{Arc, OnceLock};
+
+use opencl3::event::Event;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, ClMem};
+use opencl3::program::Program;
+use opencl3::types::{CL_BLOCKING, cl_mem};
+
+use super::device::{ClDevice, DeviceError, cl_err};
+
+/// Source of the OpenCL C 1.2 kernels.
+pub const SEARCH_CL: &str = include_str!("../../kernels/search.cl");
+/// Source of the OpenCL C 2.0 device-enqueue kernel (built after SEARCH_CL).
+pub const SEARCH_ENQUEUE_CL: &str = include_str!("../../kernels/search_enqueue.cl");
+
+/// Largest array the kernels accept (indices are `uint`, and the Eytzinger
+/// descent computes `2 * node + 1` for nodes up to `n`).
+pub const MAX_LEN: usize = (1 << 31) - 2;
+
+/// Element/key types the kernels are built for.
+pub trait SearchKey: Copy + Default + PartialOrd + Send + Sync + std::fmt::Debug + 'static {
+    /// The OpenCL C type passed as `-DKEY_T=`.
+    const CL_TYPE: &'static str;
+}
+
+impl SearchKey for i32 {
+    const CL_TYPE: &'static str = "int";
+}
+impl SearchKey for u32 {
+    const CL_TYPE: &'static str = "uint";
+}
+impl SearchKey for i64 {
+    const CL_TYPE: &'static str = "long";
+}
+impl SearchKey for u64 {
+    const CL_TYPE: &'static str = "ulong";
+}
+
+/// A search algorithm (and, for N-ary, its segment count N >= 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// One work-item per key, classic halving.
+    Binary,
+    /// Layout rebuilt on the device in BFS (Eytzinger) order, then one
+    /// work-item per key descends it.
+    Eytzinger,
+    /// N-ary search, one kernel launch per pass enqueued by the host.
+    NaryHost { segs: u32 },
+    /// N-ary search in one launch; work-groups loop over the passes with the
+    /// keys' ranges in local memory.
+    NaryLocal { segs: u32 },
+    /// N-ary search whose passes are enqueued by the device itself
+    /// (OpenCL 2.0 `enqueue_kernel`), one host launch.
+    NaryDeviceEnqueue { segs: u32 },
+}
+
+impl Method {
+    /// Short name for `--stats` and the benchmark table.
+    pub fn name(&self) -> String {
+        match self {
+            Method::Binary => "binary".into(),
+            Method::Eytzinger => "eytzinger".into(),
+            Method::NaryHost { segs } => format!("nary-host:{segs}"),
+            Method::NaryLocal { segs } => format!("nary-local:{segs}"),
+            Method::NaryDeviceEnqueue { segs } => format!("nary-enqueue:{segs}"),
+        }
+    }
+
+    /// Parse a [`Method::name`] (segment count optional, default 8).
+    pub fn parse(s: &str) -> Option<Method> {
+        let s = s.trim().to_ascii_lowercase();
+        let (base, segs) = match s.split_once(':') {
+            Some((b, n)) => (b.to_string(), Some(n.parse::<u32>().ok()?)),
+            None => (s.clone(), None),
+        };
+        let segs = segs.unwrap_or(8);
+        if segs < 2 {
+            return None;
+        }
+        Some(match base.as_str() {
+            "binary" => Method::Binary,
+            "eytzinger" => Method::Eytzinger,
+            "nary-host" => Method::NaryHost { segs },
+            "nary-local" => Method::NaryLocal { segs },
+            "nary-enqueue" => Method::NaryDeviceEnqueue { segs },
+            _ => return None,
+        })
+    }
+}
+
+/// Number of N-ary passes after which every range [lo, hi] has lo == hi:
+/// a pass takes an unknown length `len` to at most `ceil(len / segs) - 1`.
+pub fn nary_passes(n: usize, segs: u32) -> u32 {
+    let segs = segs.max(2) as usize;
+    let mut len = n;
+    let mut passes = 0;
+    while len > 0 {
+        len = len.div_ceil(segs) - 1;
+        passes += 1;
+    }
+    passes
+}
+
+/// Device time of a sequence of commands, from OpenCL profiling events:
+/// start of the first to end (completion, children included) of the last.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    pub device_ns: u64,
+    /// Kernel launches and commands the host enqueued.
+    pub commands: u32,
+}
+
+impl Timing {
+    pub fn micros(&self) -> f64 {
+        self.device_ns as f64 / 1000.0
+    }
+
+    fn from_events(events: &[Event]) -> Result<Timing, DeviceError> {
+        let (Some(first), Some(last)) = (events.first(), events.last()) else {
+            return Ok(Timing::default());
+        };
+        last.wait().map_err(cl_err("clWaitForEvents"))?;
+        let start = first
+            .profiling_command_start()
+            .map_err(cl_err("CL_PROFILING_COMMAND_START"))?;
+        let end = last
+            .profiling_command_end()
+            .map_err(cl_err("CL_PROFILING_COMMAND_END"))?;
+        // A parent kernel with device-enqueued children completes after its
+        // own END; COMPLETE (OpenCL 2.0) covers the children.
+        let complete = last.profiling_command_complete().unwrap_or(0);
+        let end = end.max(complete);
+        Ok(Timing {
+            device_ns: end.saturating_sub(start),
+            commands: events.len() as u32,
+        })
+    }
+}
+
+/// The kernels of `search.cl` (and `search_enqueue.cl`) built for one device
+/// and one key type.
+pub struct DeviceSearch<T: SearchKey> {
+    dev: Arc<ClDevice>,
+    program: Program,
+    enqueue_program: OnceLock<Result<Program, String>>,
+    _t: PhantomData<T>,
+}
+
+fn build_program(dev: &ClDevice, sources: &[&str], options: &str) -> Result<Program, String> {
+    let mut program = Program::create_from_sources(&dev.context, sources)
+        .map_err(|e| format!("clCreateProgramWithSource: {e}"))?;
+    if let Err(e) = program.build(&[dev.info.id], options) {
+        let log = program.get_build_log(dev.info.id).unwrap_or_default();
+        return Err(format!("build failed ({e}) with {options:?}:\n{log}"));
+    }
+    Ok(program)
+}
+
+/// Round `global` up to a multiple of `local`.
+fn round_up(global: usize, local: usize) -> usize {
+    global.div_ceil(local).max(1) * local
+}
+
+impl<T: SearchKey> DeviceSearch<T> {
+    /// Build the OpenCL 1.2 kernels for `dev`.
+    pub fn new(dev: Arc<ClDevice>) -> Result<Self, DeviceError> {
+        let options = format!("-DKEY_T={}", T::CL_TYPE);
+        let program = build_program(&dev, &[SEARCH_CL], &options).map_err(|log| {
+            DeviceError::Cl {
+                what: format!("building search.cl: {log}"),
+                code: -11,
+            }
+        })?;
+        Ok(DeviceSearch {
+            dev,
+            program,
+            enqueue_program: OnceLock::new(),
+            _t: PhantomData,
+        })
+    }
+
+    pub fn device(&self) -> &ClDevice {
+        &self.dev
+    }
+
+    /// The device-enqueue program, built on first use. Err when the device
+    /// does not support device-side enqueue or the build fails (the message
+    /// holds the build log).
+    fn enqueue_program(&self) -> Result<&Program, DeviceError> {
+        self.dev.ensure_device_queue()?;
+        self.enqueue_program
+            .get_or_init(|| {
+                let options = format!("-cl-std=CL2.0 -DKEY_T={}", T::CL_TYPE);
+                build_program(&self.dev, &[SEARCH_CL, SEARCH_ENQUEUE_CL], &options)
+            })
+            .as_ref()
+            .map_err(|log| DeviceError::Cl {
+                what: format!("building search_enqueue.cl: {log}"),
+                code: -11,
+            })
+    }
+
+    /// Whether `m` can run here (device-side enqueue needs a capable device
+    /// and a successful 2.0 build; N-ary needs N work-items in a group).
+    pub fn supports(&self, m: Method) -> bool {
+        match m {
+            Method::Binary | Method::Eytzinger => true,
+            Method::NaryHost { segs } => segs >= 2,
+            Method::NaryLocal { segs } => self.local_shape(segs).is_ok(),
+            Method::NaryDeviceEnqueue { segs } => segs >= 2 && self.enqueue_program().is_ok(),
+        }
+    }
+
+    /// Every method this device runs, N-ary with the given segment counts.
+    pub fn methods(&self, segs: &[u32]) -> Vec<Method> {
+        let mut out = vec![Method::Binary, Method::Eytzinger];
+        for &s in segs {
+            out.push(Method::NaryHost { segs: s });
+        }
+        for &s in segs {
+            out.push(Method::NaryLocal { segs: s });
+        }
+        for &s in segs {
+            out.push(Method::NaryDeviceEnqueue { segs: s });
+        }
+        out.retain(|m| self.supports(*m));
+        out
+    }
+
+    /// The method for a one-shot search of `nkeys` keys in `n` elements:
+    /// `GSEARCH_SORTED_METHOD` (a [`Method::name`]) if set and supported;
+    /// otherwise binary search, except on GPUs when there are many more keys
+    /// than elements, where the Eytzinger build is paid back.
+    pub fn pick(&self, n: usize, nkeys: usize) -> Method {
+        if let Some(m) = std::env::var("GSEARCH_SORTED_METHOD")
+            .ok()
+            .and_then(|s| Method::parse(&s))
+            .filter(|m| self.supports(*m))
+        {
+            return m;
+        }
+        if self.dev.info.kind() == "gpu" && nkeys >= 4 * n.max(1) {
+            Method::Eytzinger
+        } else {
+            Method::Binary
+        }
+    }
+
+    /// A device buffer holding a copy of `data` (at least one element, as
+    /// OpenCL forbids empty buffers).
+    pub fn upload<U: Copy + Default>(&self, data: &[U]) -> Result<Buffer<U>, DeviceError> {
+        if data.is_empty() {
+            return self.alloc::<U>(1);
+        }
+        // SAFETY: with CL_MEM_COPY_HOST_PTR the driver copies data.len()
+        // elements from the pointer during the call; the slice is valid and
+        // not mutated for that long, and the buffer does not keep it.
+        unsafe {
+            Buffer::<U>::create(
+                &self.dev.context,
+                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                data.len(),
+                data.as_ptr() as *mut _,
+            )
+        }
+        .map_err(cl_err("clCreateBuffer(copy)"))
+    }
+
+    /// An uninitialised read-write device buffer of `len` (>= 1) elements.
+    pub fn alloc<U>(&self, len: usize) -> Result<Buffer<U>, DeviceError> {
+        // SAFETY: no host pointer is given.
+        unsafe {
+            Buffer::<U>::create(
+                &self.dev.context,
+                CL_MEM_READ_WRITE,
+                len.max(1),
+                ptr::null_mut(),
+            )
+        }
+        .map_err(cl_err("clCreateBuffer"))
+    }
+
+    /// Read `len` elements of `buf` into a Vec (blocking).
+    pub fn download<U: Copy + Default>(
+        &self,
+        buf: &Buffer<U>,
+        len: usize,
+    ) -> Result<Vec<U>, DeviceError> {
+        let mut out = vec![U::default(); len];
+        if len == 0 {
+            return Ok(out);
+        }
+        // SAFETY: blocking read into `out`, which holds exactly `len`
+        // elements and lives past the call; `buf` holds at least `len`.
+        unsafe {
+            self.dev
+                .queue
+                .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut out, &[])
+        }
+        .map_err(cl_err("clEnqueueReadBuffer"))?;
+        Ok(out)
+    }
+
+    fn kernel(&self, program: &Program, name: &str) -> Result<Kernel, DeviceError> {
+        Kernel::create(program, name).map_err(cl_err(format!("clCreateKernel({name})")))
+    }
+
+    /// A launch size: min(256, the kernel's limit), as a power of two.
+    fn local_size(&self, kernel: &Kernel) -> usize {
+        let lim = kernel
+            .get_work_group_size(self.dev.info.id)
+            .unwrap_or(64)
+            .min(self.dev.max_work_group_size)
+            .clamp(1, 256);
+        1 << (usize::BITS - 1 - lim.leading_zeros())
+    }
+
+    fn launch(
+        &self,
+        kernel: &Kernel,
+        global: usize,
+        local: usize,
+        name: &str,
+    ) -> Result<Event, DeviceError> {
+        let global = round_up(global, local);
+        // SAFETY: the caller set every argument of `kernel`; the size arrays
+        // live across the call; work_dim 1 matches them.
+        unsafe {
+            self.dev.queue.enqueue_nd_range_kernel(
+                kernel.get(),
+                1,
+                ptr::null(),
+                &global,
+                &local,
+                &[],
+            )
+        }
+        .map_err(cl_err(format!("clEnqueueNDRangeKernel({name})")))
+    }
+
+    fn check_sizes(n: usize, nkeys: usize, segs: u32) -> Result<(), DeviceError> {
+        let too_big = n > MAX_LEN
+            || (nkeys as u64).saturating_mul(segs.max(1) as u64) >= u32::MAX as u64;
+        if too_big {
+            return Err(DeviceError::Cl {
+                what: format!("search of {nkeys} keys in {n} elements exceeds the kernels' limits"),
+                code: -30, // CL_INVALID_VALUE
+            });
+        }
+        Ok(())
+    }
+
+    /// Enqueue a fill of `len` elements of `buf` with `value`.
+    fn fill(&self, buf: &mut Buffer<u32>, value: u32, len: usize) -> Result<Event, DeviceError> {
+        // SAFETY: fills `len` (<= buffer length) u32 elements; the pattern
+        // array is copied during the call.
+        unsafe {
+            self.dev
+                .queue
+                .enqueue_fill_buffer(buf, &[value], 0, len.max(1) * 4, &[])
+        }
+        .map_err(cl_err("clEnqueueFillBuffer"))
+    }
+
+    /// Device copy of `len` elements from `src` to `dst` (the benchmark's
+    /// baseline).
+    pub fn copy<U>(
+        &self,
+        src: &Buffer<U>,
+        dst: &mut Buffer<U>,
+        len: usize,
+    ) -> Result<Timing, DeviceError> {
+        if len == 0 {
+            return Ok(Timing::default());
+        }
+        // SAFETY: both buffers hold at least `len` elements.
+        let ev = unsafe {
+            self.dev
+                .queue
+                .enqueue_copy_buffer(src, dst, 0, 0, len * std::mem::size_of::<U>(), &[])
+        }
+        .map_err(cl_err("clEnqueueCopyBuffer"))?;
+        Timing::from_events(&[ev])
+    }
+
+    /// Lay out `n` sorted elements in Eytzinger order: `eyt` (>= n elements).
+    pub fn build_eytzinger(
+        &self,
+        sorted: &Buffer<T>,
+        n: usize,
+        eyt: &mut Buffer<T>,
+    ) -> Result<Timing, DeviceError> {
+        Self::check_sizes(n, 0, 1)?;
+        if n == 0 {
+            return Ok(Timing::default());
+        }
+        let k = self.kernel(&self.program, "eytzinger_build")?;
+        // SAFETY: argument types match eytzinger_build(const global KEY_T*,
+        // uint, global KEY_T*); the buffers outlive the launch (we wait).
+        unsafe {
+            k.set_arg(0, &sorted.get()).map_err(cl_err("arg"))?;
+            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(2, &eyt.get()).map_err(cl_err("arg"))?;
+        }
+        let ev = self.launch(&k, n, self.local_size(&k), "eytzinger_build")?;
+        Timing::from_events(&[ev])
+    }
+
+    /// Run `method` on device buffers: `out[k]` = lower bound of `keys[k]`
+    /// in `hay` (n elements; for [`Method::Eytzinger`], `hay` must be the
+    /// layout from [`Self::build_eytzinger`]). Waits for completion and
+    /// returns the profiled device time.
+    pub fn run_buffers(
+        &self,
+        method: Method,
+        hay: &Buffer<T>,
+        n: usize,
+        keys: &Buffer<T>,
+        nkeys: usize,
+        out: &mut Buffer<u32>,
+    ) -> Result<Timing, DeviceError> {
+        let segs = match method {
+            Method::NaryHost { segs }
+            | Method::NaryLocal { segs }
+            | Method::NaryDeviceEnqueue { segs } => segs,
+            _ => 1,
+        };
+        Self::check_sizes(n, nkeys, segs)?;
+        if nkeys == 0 {
+            return Ok(Timing::default());
+        }
+        if n == 0 {
+            let ev = self.fill(out, 0, nkeys)?;
+            return Timing::from_events(&[ev]);
+        }
+        match method {
+            Method::Binary => self.run_simple("lower_bound_binary", hay, n, keys, nkeys, out),
+            Method::Eytzinger => self.run_simple("lower_bound_eytzinger", hay, n, keys, nkeys, out),
+            Method::NaryHost { segs } => self.run_nary_host(segs, hay, n, keys, nkeys, out),
+            Method::NaryLocal { segs } => self.run_nary_local(segs, hay, n, keys, nkeys, out),
+            Method::NaryDeviceEnqueue { segs } => {
+                self.run_nary_enqueue(segs, hay, n, keys, nkeys, out)
+            }
+        }
+    }
+
+    fn run_simple(
+        &self,
+        name: &str,
+        hay: &Buffer<T>,
+        n: usize,
+        keys: &Buffer<T>,
+        nkeys: usize,
+        out: &mut Buffer<u32>,
+    ) -> Result<Timing, DeviceError> {
+        let k = self.kernel(&self.program, name)?;
+        // SAFETY: argument types match (const global KEY_T*, uint,
+        // const global KEY_T*, uint, global uint*); buffers outlive the wait.
+        unsafe {
+            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
+            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
+            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
+        }
+        let ev = self.launch(&k, nkeys, self.local_size(&k), name)?;
+        Timing::from_events(&[ev])
+    }
+
+    fn run_nary_host(
+        &self,
+        segs: u32,
+        hay: &Buffer<T>,
+        n: usize,
+        keys: &Buffer<T>,
+        nkeys: usize,
+        out: &mut Buffer<u32>,
+    ) -> Result<Timing, DeviceError> {
+        if segs < 2 {
+            return Err(DeviceError::Cl {
+                what: "N-ary search needs N >= 2".into(),
+                code: -30,
+            });
+        }
+        let mut hi_a = self.alloc::<u32>(nkeys)?;
+        let lo_b = self.alloc::<u32>(nkeys)?;
+        let hi_b = self.alloc::<u32>(nkeys)?;
+        let mut events = vec![self.fill(out, 0, nkeys)?, self.fill(&mut hi_a, n as u32, nkeys)?];
+        let k = self.kernel(&self.program, "nary_pass")?;
+        let local = self.local_size(&k);
+        let passes = nary_passes(n, segs);
+        // SAFETY (all set_arg calls below): argument types match
+        // nary_pass(const global KEY_T*, uint, const global KEY_T*, uint,
+        // 4x global uint*, uint); every buffer outlives the final wait.
+        unsafe {
+            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
+            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
+            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(8, &segs).map_err(cl_err("arg"))?;
+        }
+        let a: [cl_mem; 2] = [out.get(), hi_a.get()];
+        let b: [cl_mem; 2] = [lo_b.get(), hi_b.get()];
+        for p in 0..passes {
+            let (src, dst) = if p % 2 == 0 { (a, b) } else { (b, a) };
+            // SAFETY: see above; clSetKernelArg copies the handle values,
+            // and the in-order queue keeps the passes in sequence.
+            unsafe {
+                k.set_arg(4, &src[0]).map_err(cl_err("arg"))?;
+                k.set_arg(5, &src[1]).map_err(cl_err("arg"))?;
+                k.set_arg(6, &dst[0]).map_err(cl_err("arg"))?;
+                k.set_arg(7, &dst[1]).map_err(cl_err("arg"))?;
+            }
+            events.push(self.launch(&k, nkeys * segs as usize, local, "nary_pass")?);
+        }
+        if passes % 2 == 1 {
+            // SAFETY: both buffers hold nkeys u32.
+            let ev = unsafe {
+                self.dev
+                    .queue
+                    .enqueue_copy_buffer(&lo_b, out, 0, 0, nkeys * 4, &[])
+            }
+            .map_err(cl_err("clEnqueueCopyBuffer"))?;
+            events.push(ev);
+        }
+        Timing::from_events(&events)
+    }
+
+    /// (keys per group K, local size K * segs) for nary_local.
+    fn local_shape(&self, segs: u32) -> Result<(usize, usize), DeviceError> {
+        let segs = segs as usize;
+        let k = self.kernel(&self.program, "nary_local")?;
+        let max = k
+            .get_work_group_size(self.dev.info.id)
+            .unwrap_or(64)
+            .min(self.dev.max_work_group_size);
+        if segs < 2 || segs > max {
+            return Err(DeviceError::Cl {
+                what: format!("N-ary local search with N={segs}: a work-group holds at most {max}"),
+                code: -54, // CL_INVALID_WORK_GROUP_SIZE
+            });
+        }
+        let per_key = std::mem::size_of::<T>() + 8 + segs;
+        let by_mem = (self.dev.local_mem_size as usize / 2 / per_key).max(1);
+        let keys_per_group = (max.min(256) / segs).clamp(1, by_mem);
+        Ok((keys_per_group, keys_per_group * segs))
+    }
+
+    fn run_nary_local(
+        &self,
+        segs: u32,
+        hay: &Buffer<T>,
+        n: usize,
+        keys: &Buffer<T>,
+        nkeys: usize,
+        out: &mut Buffer<u32>,
+    ) -> Result<Timing, DeviceError> {
+        let (kpg, local) = self.local_shape(segs)?;
+        let k = self.kernel(&self.program, "nary_local")?;
+        let passes = nary_passes(n, segs);
+        let groups = nkeys.div_ceil(kpg).clamp(1, 1 << 16);
+        // SAFETY: argument types match nary_local(const global KEY_T*, uint,
+        // const global KEY_T*, uint, global uint*, uint, uint, uint,
+        // local KEY_T*[K], local uint*[K], local uint*[K], local uchar*[K*N]);
+        // buffers outlive the wait.
+        unsafe {
+            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
+            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
+            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
+            k.set_arg(5, &segs).map_err(cl_err("arg"))?;
+            k.set_arg(6, &passes).map_err(cl_err("arg"))?;
+            k.set_arg(7, &(kpg as u32)).map_err(cl_err("arg"))?;
+            k.set_arg_local_buffer(8, kpg * std::mem::size_of::<T>())
+                .map_err(cl_err("arg"))?;
+            k.set_arg_local_buffer(9, kpg * 4).map_err(cl_err("arg"))?;
+            k.set_arg_local_buffer(10, kpg * 4).map_err(cl_err("arg"))?;
+            k.set_arg_local_buffer(11, kpg * segs as usize)
+                .map_err(cl_err("arg"))?;
+        }
+        let ev = self.launch(&k, groups * local, local, "nary_local")?;
+        Timing::from_events(&[ev])
+    }
+
+    fn run_nary_enqueue(
+        &self,
+        segs: u32,
+        hay: &Buffer<T>,
+        n: usize,
+        keys: &Buffer<T>,
+        nkeys: usize,
+        out: &mut Buffer<u32>,
+    ) -> Result<Timing, DeviceError> {
+        if segs < 2 {
+            return Err(DeviceError::Cl {
+                what: "N-ary search needs N >= 2".into(),
+                code: -30,
+            });
+        }
+        let program = self.enqueue_program()?;
+        let k = self.kernel(program, "nary_enqueue")?;
+        let mut hi_a = self.alloc::<u32>(nkeys)?;
+        let lo_b = self.alloc::<u32>(nkeys)?;
+        let hi_b = self.alloc::<u32>(nkeys)?;
+        let mut status = self.alloc::<u32>(1)?;
+        let passes = nary_passes(n, segs);
+        let mut events = vec![
+            self.fill(out, 0, nkeys)?,
+            self.fill(&mut hi_a, n as u32, nkeys)?,
+            self.fill(&mut status, 0, 1)?,
+        ];
+        // SAFETY: argument types match nary_enqueue(const global KEY_T*,
+        // uint, const global KEY_T*, uint, 4x global uint*, uint, uint, uint,
+        // global int*); the buffers outlive the final wait, which covers
+        // the device-enqueued children too.
+        unsafe {
+            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
+            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
+            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
+            k.set_arg(5, &hi_a.get()).map_err(cl_err("arg"))?;
+            k.set_arg(6, &lo_b.get()).map_err(cl_err("arg"))?;
+            k.set_arg(7, &hi_b.get()).map_err(cl_err("arg"))?;
+            k.set_arg(8, &segs).map_err(cl_err("arg"))?;
+            k.set_arg(9, &0u32).map_err(cl_err("arg"))?;
+            k.set_arg(10, &passes).map_err(cl_err("arg"))?;
+            k.set_arg(11, &status.get()).map_err(cl_err("arg"))?;
+        }
+        let local = self.local_size(&k);
+        events.push(self.launch(&k, nkeys * segs as usize, local, "nary_enqueue")?);
+        let timing = Timing::from_events(&events)?;
+        self.dev.queue.finish().map_err(cl_err("clFinish"))?;
+        let st = self.download(&status, 1)?[0];
+        if st != 0 {
+            return Err(DeviceError::Cl {
+                what: "enqueue_kernel on the device".into(),
+                code: st as i32,
+            });
+        }
+        if passes % 2 == 1 {
+            // SAFETY: both buffers hold nkeys u32.
+            unsafe {
+                self.dev
+                    .queue
+                    .enqueue_copy_buffer(&lo_b, out, 0, 0, nkeys * 4, &[])
+            }
+            .map_err(cl_err("clEnqueueCopyBuffer"))?
+            .wait()
+            .map_err(cl_err("clWaitForEvents"))?;
+        }
+        Ok(timing)
+    }
+
+    /// Convenience: lower bounds of `keys` in the sorted `hay` with
+    /// `method` (uploads, builds the Eytzinger layout when needed, reads the
+    /// answers back).
+    pub fn lower_bound(
+        &self,
+        method: Method,
+        hay: &[T],
+        keys: &[T],
+    ) -> Result<Vec<u32>, DeviceError> {
+        Ok(self.lower_bound_timed(method, hay, keys)?.0)
+    }
+
+    /// [`Self::lower_bound`] plus the device time of the search kernels
+    /// (the Eytzinger build included).
+    pub fn lower_bound_timed(
+        &self,
+        method: Method,
+        hay: &[T],
+        keys: &[T],
+    ) -> Result<(Vec<u32>, Timing), DeviceError> {
+        let (n, nkeys) = (hay.len(), keys.len());
+        let segs = match method {
+            Method::NaryHost { segs }
+            | Method::NaryLocal { segs }
+            | Method::NaryDeviceEnqueue { segs } => segs,
+            _ => 1,
+        };
+        Self::check_sizes(n, nkeys, segs)?;
+        if nkeys == 0 {
+            return Ok((Vec::new(), Timing::default()));
+        }
+        if n == 0 {
+            return Ok((vec![0; nkeys], Timing::default()));
+        }
+        let hay_buf = self.upload(hay)?;
+        let keys_buf = self.upload(keys)?;
+        let mut out = self.alloc::<u32>(nkeys)?;
+        let timing = if method == Method::Eytzinger {
+            let mut eyt = self.alloc::<T>(n)?;
+            let build = self.build_eytzinger(&hay_buf, n, &mut eyt)?;
+            let search = self.run_buffers(method, &eyt, n, &keys_buf, nkeys, &mut out)?;
+            Timing {
+                device_ns: build.device_ns + search.device_ns,
+                commands: build.commands + search.commands,
+            }
+        } else {
+            self.run_buffers(method, &hay_buf, n, &keys_buf, nkeys, &mut out)?
+        };
+        Ok((self.download(&out, nkeys)?, timing))
+    }
+}
+
+/// Host model of `eytzinger_rank` in search.cl: the sorted index of
+/// Eytzinger node `node` (1-based) in a complete tree of `n` nodes.
+pub fn eytzinger_rank(node: u32, n: u32) -> u32 {
+    let h = 31 - n.leading_zeros();
+    let d = 31 - node.leading_zeros();
+    let p = node - (1 << d);
+    let r = ((2 * p + 1) << (h - d)) - 1;
+    let m = n - ((1 << h) - 1);
+    let half = (r + 1) >> 1;
+    if half > m { r - (half - m) } else { r }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Host model of one nary_step pass for one key (all segments).
+    fn model_pass(hay: &[i32], key: i32, lo: u32, hi: u32, segs: u32) -> (u32, u32) {
+        if lo >= hi {
+            return (lo, hi);
+        }
+        let len = hi - lo;
+        let seg = (len - 1) / segs + 1;
+        let mut writes = Vec::new();
+        for s in 0..segs {
+            let start = lo + s * seg;
+            if start >= hi {
+                continue;
+            }
+            let end = (start + seg).min(hi);
+            let end_below = hay[end as usize - 1] < key;
+            let before_below = s == 0 || hay[start as usize - 1] < key;
+            if before_below && !end_below {
+                writes.push((start, end - 1));
+            } else if end_below && end == hi {
+                writes.push((hi, hi));
+            }
+        }
+        assert_eq!(writes.len(), 1, "exactly one writer per pass");
+        writes[0]
+    }
+
+    #[test]
+    fn nary_model_converges_in_the_counted_passes() {
+        assert_eq!(nary_passes(0, 4), 0);
+        assert_eq!(nary_passes(1, 2), 1);
+        assert_eq!(nary_passes(3, 2), 2);
+        for n in 0..70usize {
+            let hay: Vec<i32> = (0..n as i32).map(|i| i / 3 * 2).collect();
+            for segs in 2..7u32 {
+                for key in -1..(n as i32 + 2) {
+                    let (mut lo, mut hi) = (0u32, n as u32);
+                    for _ in 0..nary_passes(n, segs) {
+                        (lo, hi) = model_pass(&hay, key, lo, hi, segs);
+                    }
+                    assert_eq!(lo, hi);
+                    assert_eq!(lo as usize, hay.partition_point(|x| *x < key));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn eytzinger_rank_is_the_in_order_rank() {
+        fn in_order(node: u32, n: u32, out: &mut Vec<u32>) {
+            if node > n {
+                return;
+            }
+            in_order(2 * node, n, out);
+            out.push(node);
+            in_order(2 * node + 1, n, out);
+        }
+        for n in 1..600u32 {
+            let mut nodes = Vec::new();
+            in_order(1, n, &mut nodes);
+            for (rank, node) in nodes.into_iter().enumerate() {
+                assert_eq!(eytzinger_rank(node, n), rank as u32, "n={n} node={node}");
+            }
+        }
+        // the largest size the kernels accept
+        let n = MAX_LEN as u32;
+        assert_eq!(eytzinger_rank(1 << 30, n), 0);
+        assert_eq!(eytzinger_rank((1 << 30) - 1, n), n - 1); // rightmost node
+        assert_eq!(eytzinger_rank(n, n), n - 2); // last leaf: 2 * (m - 1), m = 2^30 - 1
+    }
+
+    #[test]
+    fn method_names_round_trip() {
+        for m in [
+            Method::Binary,
+            Method::Eytzinger,
+            Method::NaryHost { segs: 4 },
+            Method::NaryLocal { segs: 16 },
+            Method::NaryDeviceEnqueue { segs: 32 },
+        ] {
+            assert_eq!(Method::parse(&m.name()), Some(m));
+        }
+        assert_eq!(Method::parse("nary-host"), Some(Method::NaryHost { segs: 8 }));
+        assert_eq!(Method::parse("nary-host:1"), None);
+        assert_eq!(Method::parse("bogus"), None);
+    }
+}
