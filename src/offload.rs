@@ -38,6 +38,8 @@ pub struct Piece {
     chunk: Option<Chunk>,
     /// Why reading failed, if it did (reported by the sink, in order).
     error: Option<io::Error>,
+    /// Whether the bytes hold a NUL (binary detection applies).
+    has_nul: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -73,7 +75,7 @@ impl Source {
         let big = self.big.as_mut().expect("a big file is open");
         let skip = if big.next == 0 { 0 } else { self.overlap };
         let from = big.next - skip as u64;
-        let (n, err) = pread_full(&big.file, buf, from);
+        let (n, err, has_nul) = pread_parallel(&big.file, buf, from);
         let last = n < buf.len() || err.is_some();
         let piece = Piece {
             hay: big.hay.clone(),
@@ -85,6 +87,7 @@ impl Source {
                 last,
             }),
             error: err,
+            has_nul,
         };
         big.next = from + n as u64;
         if last {
@@ -144,12 +147,14 @@ impl BatchSource for Source {
                 self.pending = Some(hay);
                 break;
             }
+            let has_nul = memchr::memchr(0, &buf[start..start + n]).is_some();
             pieces.push(Piece {
                 hay,
                 start,
                 len: n,
                 chunk: None,
                 error: err,
+                has_nul,
             });
             used = start + n;
         }
@@ -165,6 +170,7 @@ impl Piece {
             len: 0,
             chunk: None,
             error: Some(e),
+            has_nul: false,
         }
     }
 }
@@ -181,6 +187,7 @@ fn read_stdin_piece(hay: Haystack, buf: &mut [u8]) -> (usize, Vec<Piece>) {
             len: 0,
             chunk: None,
             error: None,
+            has_nul: false,
         }],
     )
 }
@@ -212,6 +219,52 @@ fn pread_full(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error
         }
     }
     (n, None)
+}
+
+/// Reads `buf.len()` bytes at `offset` with several threads at once (one
+/// thread cannot copy from the page cache as fast as a GPU consumes), and
+/// checks the bytes for NUL while they are hot. Returns the bytes read (a
+/// short count only at end of file or on error), the first error, and
+/// whether a NUL was seen.
+fn pread_parallel(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>, bool) {
+    const PIECE: usize = 4 << 20;
+    let threads = fill_threads();
+    if buf.len() <= PIECE || threads == 1 {
+        let (n, e) = pread_full(f, buf, offset);
+        return (n, e, memchr::memchr(0, &buf[..n]).is_some());
+    }
+    let per = buf.len().div_ceil(threads).max(PIECE);
+    let results: Vec<(usize, usize, Option<io::Error>, bool)> = std::thread::scope(|s| {
+        let handles: Vec<_> = buf
+            .chunks_mut(per)
+            .enumerate()
+            .map(|(i, part)| {
+                s.spawn(move || {
+                    let at = offset + (i * per) as u64;
+                    let (n, e) = pread_full(f, part, at);
+                    (i, n, e, memchr::memchr(0, &part[..n]).is_some())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("reader thread")).collect()
+    });
+    let (mut total, mut err, mut nul) = (0, None, false);
+    for (i, n, e, z) in results {
+        // Bytes count only up to the first short piece (end of file).
+        if total == i * per {
+            total += n;
+            nul |= z;
+        }
+        if err.is_none() {
+            err = e;
+        }
+    }
+    (total, err, nul)
+}
+
+/// Threads that fill staging buffers.
+fn fill_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8)
 }
 
 /// Candidate offsets of a big file, gathered chunk by chunk (one per line).
@@ -347,11 +400,11 @@ impl<'a> Finisher<'a> {
         }
         match p.chunk {
             None => {
-                let r = self.finish_bytes(&p.hay, data, &offsets, memchr::memchr(0, data).is_some());
+                let r = self.finish_bytes(&p.hay, data, &offsets, p.has_nul);
                 self.emit(&p.hay, r);
             }
             Some(c) => {
-                self.big.has_nul |= memchr::memchr(0, data).is_some();
+                self.big.has_nul |= p.has_nul;
                 let owned = offsets.iter().filter(|&&o| o as usize >= c.skip);
                 let mut last_line_end = 0usize;
                 for &o in owned {
