@@ -78,7 +78,12 @@ pub struct Cli {
     pub file: Vec<PathBuf>,
 
     /// Treat every pattern as a literal string, not a regular expression.
-    #[arg(short = 'F', long, overrides_with = "no_fixed_strings", help_heading = "Search")]
+    #[arg(
+        short = 'F',
+        long,
+        overrides_with = "no_fixed_strings",
+        help_heading = "Search"
+    )]
     pub fixed_strings: bool,
     #[arg(long, overrides_with = "fixed_strings", hide = true)]
     pub no_fixed_strings: bool,
@@ -92,10 +97,20 @@ pub struct Cli {
     #[arg(short = 's', long, overrides_with_all = ["ignore_case", "smart_case"], help_heading = "Search")]
     pub case_sensitive: bool,
     /// Only show matches surrounded by word boundaries.
-    #[arg(short = 'w', long, overrides_with = "line_regexp", help_heading = "Search")]
+    #[arg(
+        short = 'w',
+        long,
+        overrides_with = "line_regexp",
+        help_heading = "Search"
+    )]
     pub word_regexp: bool,
     /// Only show matches surrounded by line boundaries.
-    #[arg(short = 'x', long, overrides_with = "word_regexp", help_heading = "Search")]
+    #[arg(
+        short = 'x',
+        long,
+        overrides_with = "word_regexp",
+        help_heading = "Search"
+    )]
     pub line_regexp: bool,
     /// Show lines that do not match.
     #[arg(short = 'v', long, help_heading = "Search")]
@@ -121,16 +136,36 @@ pub struct Cli {
 
     // ---- output ----
     /// Show line numbers (1-based).
-    #[arg(short = 'n', long, overrides_with = "no_line_number", help_heading = "Output")]
+    #[arg(
+        short = 'n',
+        long,
+        overrides_with = "no_line_number",
+        help_heading = "Output"
+    )]
     pub line_number: bool,
     /// Suppress line numbers.
-    #[arg(short = 'N', long, overrides_with = "line_number", help_heading = "Output")]
+    #[arg(
+        short = 'N',
+        long,
+        overrides_with = "line_number",
+        help_heading = "Output"
+    )]
     pub no_line_number: bool,
     /// Print the file path with each matching line.
-    #[arg(short = 'H', long, overrides_with = "no_filename", help_heading = "Output")]
+    #[arg(
+        short = 'H',
+        long,
+        overrides_with = "no_filename",
+        help_heading = "Output"
+    )]
     pub with_filename: bool,
     /// Never print the file path with matches.
-    #[arg(short = 'I', long, overrides_with = "with_filename", help_heading = "Output")]
+    #[arg(
+        short = 'I',
+        long,
+        overrides_with = "with_filename",
+        help_heading = "Output"
+    )]
     pub no_filename: bool,
     /// Print the file path above its matches (the default on a terminal).
     #[arg(long, overrides_with = "no_heading", help_heading = "Output")]
@@ -159,7 +194,13 @@ pub struct Cli {
     #[arg(short = 'C', long, value_name = "NUM", help_heading = "Output")]
     pub context: Option<usize>,
     /// The string between non-adjacent groups of context lines.
-    #[arg(long, value_name = "SEPARATOR", overrides_with = "no_context_separator", allow_hyphen_values = true, help_heading = "Output")]
+    #[arg(
+        long,
+        value_name = "SEPARATOR",
+        overrides_with = "no_context_separator",
+        allow_hyphen_values = true,
+        help_heading = "Output"
+    )]
     pub context_separator: Option<String>,
     /// Print nothing between non-adjacent groups of context lines.
     #[arg(long, overrides_with = "context_separator", help_heading = "Output")]
@@ -213,6 +254,9 @@ pub struct Cli {
     /// Include (or with '!', exclude) files and directories matching GLOB.
     #[arg(short = 'g', long = "glob", value_name = "GLOB", action = ArgAction::Append, allow_hyphen_values = true, help_heading = "Filter")]
     pub glob: Vec<String>,
+    /// Respect .gitignore files even outside a git repository.
+    #[arg(long, help_heading = "Filter")]
+    pub no_require_git: bool,
     /// Only search files of type TYPE (see --type-list).
     #[arg(short = 't', long = "type", value_name = "TYPE", action = ArgAction::Append, help_heading = "Filter")]
     pub type_: Vec<String>,
@@ -223,12 +267,23 @@ pub struct Cli {
     #[arg(long, help_heading = "Other behaviors")]
     pub type_list: bool,
     /// Follow symbolic links.
-    #[arg(short = 'L', long, overrides_with = "no_follow", help_heading = "Filter")]
+    #[arg(
+        short = 'L',
+        long,
+        overrides_with = "no_follow",
+        help_heading = "Filter"
+    )]
     pub follow: bool,
     #[arg(long, overrides_with = "follow", hide = true)]
     pub no_follow: bool,
     /// Descend at most NUM directories below the paths given.
-    #[arg(short = 'd', long, visible_alias = "maxdepth", value_name = "NUM", help_heading = "Filter")]
+    #[arg(
+        short = 'd',
+        long,
+        visible_alias = "maxdepth",
+        value_name = "NUM",
+        help_heading = "Filter"
+    )]
     pub max_depth: Option<usize>,
     /// Search more: -u ignores ignore files, -uu also hidden files, -uuu
     /// also binary files.
@@ -237,11 +292,22 @@ pub struct Cli {
 
     // ---- engines and devices ----
     /// Which engine runs the matcher.
-    #[arg(long, value_enum, env = "GSEARCH_ENGINE", value_name = "ENGINE", help_heading = "Engine")]
+    #[arg(
+        long,
+        value_enum,
+        env = "GSEARCH_ENGINE",
+        value_name = "ENGINE",
+        help_heading = "Engine"
+    )]
     pub engine: Option<EngineArg>,
     /// The OpenCL device to use: an index from --list-devices or part of its
     /// name.
-    #[arg(long, env = "GSEARCH_OPENCL_DEVICE", value_name = "N|NAME", help_heading = "Engine")]
+    #[arg(
+        long,
+        env = "GSEARCH_OPENCL_DEVICE",
+        value_name = "N|NAME",
+        help_heading = "Engine"
+    )]
     pub opencl_device: Option<String>,
     /// List every OpenCL platform and device, marking the one auto would use.
     #[arg(long, help_heading = "Engine")]
@@ -255,6 +321,11 @@ pub struct Cli {
     pub sorted: bool,
 
     /// Print the man page or a shell completion script, then exit.
-    #[arg(long, value_enum, value_name = "KIND", help_heading = "Other behaviors")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "KIND",
+        help_heading = "Other behaviors"
+    )]
     pub generate: Option<GenerateArg>,
 }

@@ -85,6 +85,7 @@ pub struct Config {
     pub is_terminal_stdout: bool,
     pub hidden: bool,
     pub no_ignore: bool,
+    pub no_require_git: bool,
     pub globs: Vec<String>,
     pub types: Vec<String>,
     pub types_not: Vec<String>,
@@ -166,7 +167,9 @@ impl Config {
         } else {
             match cli.threads {
                 Some(n) if n > 0 => n,
-                _ => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
+                _ => std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .min(12),
             }
         };
         let mmap = if cli.no_mmap {
@@ -224,6 +227,7 @@ impl Config {
             is_terminal_stdout,
             hidden,
             no_ignore,
+            no_require_git: cli.no_require_git,
             globs: cli.glob,
             types: cli.type_,
             types_not: cli.type_not,

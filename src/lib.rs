@@ -1,11 +1,13 @@
 //! gsearch: a ripgrep-compatible search tool whose matcher runs on GPUs
 //! through OpenCL. See ARCHITECTURE.md for the map of modules.
 
+pub mod bigfile;
 pub mod choose;
 pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod generate;
+pub mod guard;
 pub mod messages;
 pub mod offload;
 pub mod offsets;

@@ -30,6 +30,8 @@ fn main() -> ExitCode {
 }
 
 fn try_main() -> anyhow::Result<ExitCode> {
+    // Memory maps of files that shrink under us are reported, not fatal.
+    gsearch::guard::install();
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {

@@ -33,8 +33,8 @@ pub struct Piece {
     start: usize,
     /// Bytes of the piece in the batch.
     len: usize,
-    /// For a chunk: where the batch bytes start in the file, how many
-    /// leading bytes belong to the previous chunk, and whether it is last.
+    /// For a chunk: where the batch bytes start in the file, which starts
+    /// it owns, and whether it is the last.
     chunk: Option<Chunk>,
     /// Why reading failed, if it did (reported by the sink, in order).
     error: Option<io::Error>,
@@ -45,7 +45,8 @@ pub struct Piece {
 #[derive(Clone, Copy)]
 struct Chunk {
     file_offset: u64,
-    skip: usize,
+    /// Occurrences starting before this chunk offset belong to this chunk.
+    owned: usize,
     last: bool,
 }
 
@@ -70,26 +71,30 @@ impl Source {
         self.pending.take().or_else(|| self.rx.recv().ok())
     }
 
-    /// Fills the next chunk of the big file being read.
+    /// Fills the next chunk of the big file being read. Consecutive chunks
+    /// overlap by `overlap` bytes (longest literal - 1): a chunk owns the
+    /// starts before its last `overlap` bytes (all of them when it is the
+    /// last chunk), so every occurrence is whole in the chunk that owns it.
     fn fill_chunk(&mut self, buf: &mut [u8]) -> (usize, Vec<Piece>) {
+        let overlap = self.overlap.min(buf.len() / 2);
         let big = self.big.as_mut().expect("a big file is open");
-        let skip = if big.next == 0 { 0 } else { self.overlap };
-        let from = big.next - skip as u64;
+        let from = big.next;
         let (n, err, has_nul) = pread_parallel(&big.file, buf, from);
         let last = n < buf.len() || err.is_some();
+        let owned = if last { n } else { n - overlap };
         let piece = Piece {
             hay: big.hay.clone(),
             start: 0,
             len: n,
             chunk: Some(Chunk {
                 file_offset: from,
-                skip,
+                owned,
                 last,
             }),
             error: err,
             has_nul,
         };
-        big.next = from + n as u64;
+        big.next = from + owned as u64;
         if last {
             self.big = None;
         }
@@ -158,7 +163,11 @@ impl BatchSource for Source {
             });
             used = start + n;
         }
-        if pieces.is_empty() { None } else { Some((used, pieces)) }
+        if pieces.is_empty() {
+            None
+        } else {
+            Some((used, pieces))
+        }
     }
 }
 
@@ -246,7 +255,10 @@ fn pread_parallel(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::E
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("reader thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("reader thread"))
+            .collect()
     });
     let (mut total, mut err, mut nul) = (0, None, false);
     for (i, n, e, z) in results {
@@ -264,7 +276,9 @@ fn pread_parallel(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::E
 
 /// Threads that fill staging buffers.
 fn fill_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8)
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
 }
 
 /// Candidate offsets of a big file, gathered chunk by chunk (one per line).
@@ -272,6 +286,8 @@ fn fill_threads() -> usize {
 struct BigOffsets {
     offsets: Vec<u64>,
     has_nul: bool,
+    /// Bytes of the file the device saw (end of the last chunk read).
+    len: u64,
 }
 
 /// The outcome of a device search.
@@ -286,15 +302,34 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
     let walker = walk::walk_builder(cfg)?;
     let implicit = cfg.implicit_path;
+    let threads = cfg.threads;
     let walk_thread = std::thread::spawn(move || {
-        let mut any = false;
-        for hay in walker.build().filter_map(|r| walk::haystack(r, implicit)) {
-            any = true;
-            if tx.send(hay).is_err() {
-                break;
+        // The same walk the CPU engine uses (parallel unless sorting or
+        // one file), so errors and order read the same as ripgrep's.
+        let any = std::sync::atomic::AtomicBool::new(false);
+        if threads == 1 {
+            for hay in walker.build().filter_map(|r| walk::haystack(r, implicit)) {
+                any.store(true, std::sync::atomic::Ordering::Relaxed);
+                if tx.send(hay).is_err() {
+                    break;
+                }
             }
+        } else {
+            walker.build_parallel().run(|| {
+                let (tx, any) = (tx.clone(), &any);
+                Box::new(move |r| {
+                    let Some(hay) = walk::haystack(r, implicit) else {
+                        return ignore::WalkState::Continue;
+                    };
+                    any.store(true, std::sync::atomic::Ordering::Relaxed);
+                    match tx.send(hay) {
+                        Ok(()) => ignore::WalkState::Continue,
+                        Err(_) => ignore::WalkState::Quit,
+                    }
+                })
+            });
         }
-        any
+        any.into_inner()
     });
     let mut src = Source {
         rx,
@@ -315,7 +350,14 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
     ];
     report.extend(stage_lines(&stage));
     let mut buf = fin.bufwtr.buffer();
-    run::finish(cfg, searched, fin.stats.as_ref(), started, &mut buf, &report)?;
+    run::finish(
+        cfg,
+        searched,
+        fin.stats.as_ref(),
+        started,
+        &mut buf,
+        &report,
+    )?;
     let _ = fin.bufwtr.print(&buf);
     if fin.verify_failed {
         crate::messages::set_errored();
@@ -372,7 +414,10 @@ impl<'a> Finisher<'a> {
             let end = (p.start + p.len) as u64;
             let first = i + offsets[i..].partition_point(|&o| o < p.start as u64);
             i = first + offsets[first..].partition_point(|&o| o < end);
-            let local: Vec<u64> = offsets[first..i].iter().map(|&o| o - p.start as u64).collect();
+            let local: Vec<u64> = offsets[first..i]
+                .iter()
+                .map(|&o| o - p.start as u64)
+                .collect();
             let data = &bytes[p.start..p.start + p.len];
             self.piece(p, data, local);
         }
@@ -405,7 +450,8 @@ impl<'a> Finisher<'a> {
             }
             Some(c) => {
                 self.big.has_nul |= p.has_nul;
-                let owned = offsets.iter().filter(|&&o| o as usize >= c.skip);
+                self.big.len = c.file_offset + data.len() as u64;
+                let owned = offsets.iter().filter(|&&o| (o as usize) < c.owned);
                 let mut last_line_end = 0usize;
                 for &o in owned {
                     // One candidate per line keeps memory proportional to
@@ -434,7 +480,8 @@ impl<'a> Finisher<'a> {
         offsets: &[u64],
         has_nul: bool,
     ) -> io::Result<SearchResult> {
-        self.searcher.set_binary_detection(binary_detection(self.cfg, hay.explicit));
+        self.searcher
+            .set_binary_detection(binary_detection(self.cfg, hay.explicit));
         if has_nul {
             // Exactly what the CPU engine would do with these bytes.
             let input = if self.uses_mmap(hay) {
@@ -442,10 +489,14 @@ impl<'a> Finisher<'a> {
             } else {
                 Input::Reader(&mut &data[..])
             };
-            return self.printer.search(&mut self.searcher, &self.plan.matcher, &hay.path, input);
+            return self
+                .printer
+                .search(&mut self.searcher, &self.plan.matcher, &hay.path, input);
         }
         let m = OffsetMatcher::new(&self.plan.matcher, data, offsets);
-        let r = self.printer.search(&mut self.searcher, m, &hay.path, Input::Slice(data));
+        let r = self
+            .printer
+            .search(&mut self.searcher, m, &hay.path, Input::Slice(data));
         if self.cfg.verify {
             self.verify(hay, data, r.as_ref().ok());
         }
@@ -456,20 +507,31 @@ impl<'a> Finisher<'a> {
     /// memory map (or into memory when mapping fails) and visits only the
     /// candidate lines.
     fn finish_big(&mut self, hay: &Haystack, big: BigOffsets) -> io::Result<SearchResult> {
-        let file = File::open(&hay.path)?;
-        // SAFETY: the map is read-only and lives only for this search. A
-        // file truncated meanwhile could still raise SIGBUS, the hazard
-        // ripgrep accepts for its memory maps too (see RELIABILITY.md).
-        let map = unsafe { memmap2::Mmap::map(&file) };
+        let mut file = File::open(&hay.path)?;
+        // The map is made under the SIGBUS guard (see guard.rs for the
+        // SAFETY reasoning): a file that shrinks now is reported, not fatal.
+        let map = crate::guard::GuardedMap::map(&file).ok().flatten();
         let owned;
         let data: &[u8] = match &map {
-            Ok(m) => m,
-            Err(_) => {
-                owned = std::fs::read(&hay.path)?;
+            Some(m) => m,
+            None => {
+                let mut v = Vec::new();
+                file.read_to_end(&mut v)?;
+                owned = v;
                 &owned
             }
         };
-        self.finish_bytes(hay, data, &big.offsets, big.has_nul)
+        let r = if data.len() as u64 != big.len {
+            // The file changed size since the device read it: the offsets
+            // no longer describe these bytes, so search them exactly.
+            self.finish_bytes(hay, data, &[], true)
+        } else {
+            self.finish_bytes(hay, data, &big.offsets, big.has_nul)
+        };
+        if map.as_ref().is_some_and(|m| m.faulted()) {
+            return Err(crate::guard::shrank_error());
+        }
+        r
     }
 
     fn uses_mmap(&self, hay: &Haystack) -> bool {
@@ -490,7 +552,12 @@ impl<'a> Finisher<'a> {
         let mut cpu = Printer::new_unseparated(self.cfg, self.bufwtr.buffer());
         let mut searcher = run::searcher(self.cfg);
         searcher.set_binary_detection(binary_detection(self.cfg, hay.explicit));
-        let r = cpu.search(&mut searcher, &self.plan.matcher, &hay.path, Input::Slice(data));
+        let r = cpu.search(
+            &mut searcher,
+            &self.plan.matcher,
+            &hay.path,
+            Input::Slice(data),
+        );
         let same_match = r.as_ref().ok().map(|r| r.has_match) == device.map(|d| d.has_match);
         if !same_match || cpu.get_mut().as_slice() != device_out.as_slice() {
             err_message!(
@@ -502,19 +569,29 @@ impl<'a> Finisher<'a> {
     }
 
     fn emit(&mut self, hay: &Haystack, r: io::Result<SearchResult>) {
+        let mut has_match = false;
         match r {
             Ok(r) => {
-                self.matched |= r.has_match;
+                has_match = r.has_match;
                 if let (Some(s), Some(rs)) = (self.stats.as_mut(), r.stats.as_ref()) {
                     *s += rs;
                 }
             }
             Err(e) => err_message!("{}: {}", hay.path.display(), e),
         }
-        if let Err(e) = self.bufwtr.print(self.printer.get_mut()) {
-            if e.kind() == io::ErrorKind::BrokenPipe {
+        match self.bufwtr.print(self.printer.get_mut()) {
+            Ok(()) => self.matched |= has_match,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                // ripgrep's single-threaded search writes as it searches and
+                // so does not count a file whose output hit a closed pipe;
+                // its parallel search prints whole buffers after counting.
+                if self.cfg.threads != 1 {
+                    self.matched |= has_match;
+                }
                 self.stop = true;
-            } else {
+            }
+            Err(e) => {
+                self.matched |= has_match;
                 err_message!("{}: {}", hay.path.display(), e);
             }
         }

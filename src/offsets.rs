@@ -15,6 +15,8 @@ pub struct OffsetMatcher<'a> {
     base: usize,
     len: usize,
     offsets: &'a [u64],
+    /// The offsets are starts of lines known to match.
+    confirmed: bool,
 }
 
 impl<'a> OffsetMatcher<'a> {
@@ -26,6 +28,20 @@ impl<'a> OffsetMatcher<'a> {
             base: slice.as_ptr() as usize,
             len: slice.len(),
             offsets,
+            confirmed: false,
+        }
+    }
+
+    /// `line_starts` are the starts of exactly the matching lines, so the
+    /// searcher need not confirm them.
+    pub fn confirmed(
+        inner: &'a RegexMatcher,
+        slice: &'a [u8],
+        line_starts: &'a [u64],
+    ) -> OffsetMatcher<'a> {
+        OffsetMatcher {
+            confirmed: true,
+            ..OffsetMatcher::new(inner, slice, line_starts)
         }
     }
 }
@@ -78,7 +94,12 @@ impl Matcher for OffsetMatcher<'_> {
         let i = self.offsets.partition_point(|&o| o < rel);
         match self.offsets.get(i) {
             Some(&o) if ((o - rel) as usize) < haystack.len() => {
-                Ok(Some(LineMatchKind::Candidate((o - rel) as usize)))
+                let at = (o - rel) as usize;
+                Ok(Some(if self.confirmed {
+                    LineMatchKind::Confirmed(at)
+                } else {
+                    LineMatchKind::Candidate(at)
+                }))
             }
             _ => Ok(None),
         }

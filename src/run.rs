@@ -31,22 +31,24 @@ pub fn searcher(cfg: &Config) -> Searcher {
         .invert_match(cfg.invert)
         .line_number(cfg.line_number)
         .multi_line(false)
-        .memory_map(mmap_choice(cfg))
+        // grep-searcher never maps files itself: `search_haystack` maps
+        // them under the SIGBUS guard and searches the slice.
+        .memory_map(MmapChoice::never())
         .before_context(cfg.before)
         .after_context(cfg.after);
     b.build()
 }
 
-fn mmap_choice(cfg: &Config) -> MmapChoice {
-    // SAFETY: ripgrep's reasoning, which gsearch shares for the CPU engine:
-    // the map is never written and never outlives the search of one file;
-    // the remaining hazard is SIGBUS when a file shrinks while mapped, which
-    // is why the device path reads files into staging buffers instead.
-    let maybe = unsafe { MmapChoice::auto() };
+/// Whether files are searched through a memory map, decided as ripgrep
+/// decides (`--mmap`, `--no-mmap`, or at most 10 paths that are all files).
+/// The maps are made by `guard::GuardedMap`, never by grep-searcher, so
+/// that a file shrinking under its map is reported instead of killing the
+/// process with SIGBUS.
+pub fn uses_mmap(cfg: &Config) -> bool {
     match cfg.mmap {
-        MmapMode::Auto if cfg.paths.len() <= 10 && cfg.paths.iter().all(|p| p.is_file()) => maybe,
-        MmapMode::Auto | MmapMode::Never => MmapChoice::never(),
-        MmapMode::Always => maybe,
+        MmapMode::Never => false,
+        MmapMode::Always => true,
+        MmapMode::Auto => cfg.paths.len() <= 10 && cfg.paths.iter().all(|p| p.is_file()),
     }
 }
 
@@ -73,8 +75,33 @@ pub fn search_haystack<M: Matcher, W: WriteColor>(
         let stdin = io::stdin();
         let mut lock = stdin.lock();
         printer.search(searcher, matcher, &hay.path, Input::Reader(&mut lock))
+    } else if uses_mmap(cfg) {
+        search_mapped(searcher, printer, matcher, &hay.path)
     } else {
         printer.search(searcher, matcher, &hay.path, Input::Path(&hay.path))
+    }
+}
+
+/// What grep-searcher's `search_path` does when memory maps are enabled
+/// (open, map, advise sequential, `search_slice`; read the file when it
+/// cannot be mapped), with the map registered with the SIGBUS guard: a
+/// file that shrinks during the search is an error for that file.
+fn search_mapped<M: Matcher, W: WriteColor>(
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    matcher: M,
+    path: &std::path::Path,
+) -> io::Result<SearchResult> {
+    let mut file = std::fs::File::open(path)?;
+    match crate::guard::GuardedMap::map(&file) {
+        Ok(Some(map)) => {
+            let r = printer.search(searcher, matcher, path, Input::Slice(&map))?;
+            if map.faulted() {
+                return Err(crate::guard::shrank_error());
+            }
+            Ok(r)
+        }
+        _ => printer.search(searcher, matcher, path, Input::Reader(&mut file)),
     }
 }
 
@@ -111,7 +138,10 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
     let walker = walk::walk_builder(cfg)?.build();
     for hay in walker.filter_map(|r| walk::haystack(r, cfg.implicit_path)) {
         searched = true;
-        let result = match search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay) {
+        let big = crate::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
+        let result = match big.unwrap_or_else(|| {
+            search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay)
+        }) {
             Ok(r) => r,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
             Err(e) => {
@@ -127,7 +157,14 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
             break;
         }
     }
-    finish(cfg, searched, stats.as_ref(), started, printer.get_mut(), &[])?;
+    finish(
+        cfg,
+        searched,
+        stats.as_ref(),
+        started,
+        printer.get_mut(),
+        &[],
+    )?;
     Ok(matched)
 }
 
@@ -147,13 +184,14 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
             };
             searched.store(true, Ordering::SeqCst);
             printer.get_mut().clear();
-            let result = match search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay) {
-                Ok(r) => r,
-                Err(e) => {
-                    err_message!("{}: {}", hay.path.display(), e);
-                    return WalkState::Continue;
-                }
-            };
+            let result =
+                match search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        err_message!("{}: {}", hay.path.display(), e);
+                        return WalkState::Continue;
+                    }
+                };
             if result.has_match {
                 matched.store(true, Ordering::SeqCst);
             }
@@ -175,7 +213,14 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
     });
     let stats = stats.map(|s| s.into_inner().unwrap());
     let mut buf = bufwtr.buffer();
-    finish(cfg, searched.load(Ordering::SeqCst), stats.as_ref(), started, &mut buf, &[])?;
+    finish(
+        cfg,
+        searched.load(Ordering::SeqCst),
+        stats.as_ref(),
+        started,
+        &mut buf,
+        &[],
+    )?;
     let _ = bufwtr.print(&buf);
     Ok(matched.load(Ordering::SeqCst))
 }

@@ -39,7 +39,7 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
         .git_global(on)
         .git_ignore(on)
         .git_exclude(on)
-        .require_git(true);
+        .require_git(!cfg.no_require_git);
     if on {
         b.add_custom_ignore_filename(".rgignore");
     }

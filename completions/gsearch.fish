@@ -1,0 +1,73 @@
+complete -c gsearch -s e -l regexp -d 'A pattern to search for; may be given many times (any may match)' -r
+complete -c gsearch -s f -l file -d 'Read patterns from a file, one per line (\'-\' reads standard input)' -r -F
+complete -c gsearch -s m -l max-count -d 'Stop reading a file after NUM matching lines' -r
+complete -c gsearch -s j -l threads -d 'The number of threads to search with (0 picks automatically)' -r
+complete -c gsearch -s A -l after-context -d 'Lines of context to show after each match' -r
+complete -c gsearch -s B -l before-context -d 'Lines of context to show before each match' -r
+complete -c gsearch -s C -l context -d 'Lines of context to show before and after each match' -r
+complete -c gsearch -l context-separator -d 'The string between non-adjacent groups of context lines' -r
+complete -c gsearch -l color -d 'When to use colors' -r -f -a "never\t''
+auto\t''
+always\t''
+ansi\t''"
+complete -c gsearch -l sort -d 'Sort results (path) or not (none)' -r -f -a "path\t'Sort by file path (searches with one thread)'
+none\t'No sorting (the default; searches in parallel)'"
+complete -c gsearch -s g -l glob -d 'Include (or with \'!\', exclude) files and directories matching GLOB' -r
+complete -c gsearch -s t -l type -d 'Only search files of type TYPE (see --type-list)' -r
+complete -c gsearch -s T -l type-not -d 'Do not search files of type TYPE' -r
+complete -c gsearch -s d -l max-depth -l maxdepth -d 'Descend at most NUM directories below the paths given' -r
+complete -c gsearch -l engine -d 'Which engine runs the matcher' -r -f -a "auto\t'A GPU or accelerator when the work is big enough, else the CPU'
+cpu\t'Always the CPU engine'
+opencl\t'Always an OpenCL device (a CPU-type device only when no other exists)'"
+complete -c gsearch -l opencl-device -d 'The OpenCL device to use: an index from --list-devices or part of its name' -r
+complete -c gsearch -l generate -d 'Print the man page or a shell completion script, then exit' -r -f -a "man\t''
+complete-bash\t''
+complete-zsh\t''
+complete-fish\t''
+complete-powershell\t''"
+complete -c gsearch -s F -l fixed-strings -d 'Treat every pattern as a literal string, not a regular expression'
+complete -c gsearch -l no-fixed-strings
+complete -c gsearch -s i -l ignore-case -d 'Search case-insensitively (Unicode simple case folding)'
+complete -c gsearch -s S -l smart-case -d 'Search case-insensitively unless a pattern holds an upper-case letter'
+complete -c gsearch -s s -l case-sensitive -d 'Search case-sensitively (the default)'
+complete -c gsearch -s w -l word-regexp -d 'Only show matches surrounded by word boundaries'
+complete -c gsearch -s x -l line-regexp -d 'Only show matches surrounded by line boundaries'
+complete -c gsearch -s v -l invert-match -d 'Show lines that do not match'
+complete -c gsearch -l binary -d 'Search binary files, suppressing their matches (no NUL check quits)'
+complete -c gsearch -s a -l text -d 'Search binary files as if they were text'
+complete -c gsearch -l mmap -d 'Search using memory maps when possible'
+complete -c gsearch -l no-mmap -d 'Never use memory maps'
+complete -c gsearch -s n -l line-number -d 'Show line numbers (1-based)'
+complete -c gsearch -s N -l no-line-number -d 'Suppress line numbers'
+complete -c gsearch -s H -l with-filename -d 'Print the file path with each matching line'
+complete -c gsearch -s I -l no-filename -d 'Never print the file path with matches'
+complete -c gsearch -l heading -d 'Print the file path above its matches (the default on a terminal)'
+complete -c gsearch -l no-heading -d 'Print the file path on every matching line instead of above them'
+complete -c gsearch -s b -l byte-offset -d 'Print the 0-based byte offset before each output line'
+complete -c gsearch -l column -d 'Show the 1-based column of the first match (implies -n)'
+complete -c gsearch -l no-column
+complete -c gsearch -s o -l only-matching -d 'Print only the matched parts of a line, each on its own line'
+complete -c gsearch -l no-context-separator -d 'Print nothing between non-adjacent groups of context lines'
+complete -c gsearch -s 0 -l null -d 'Follow file paths with a NUL byte instead of \':\' or a newline'
+complete -c gsearch -l vimgrep -d 'Print one line per match as path:line:column:text'
+complete -c gsearch -l json -d 'Print results as JSON Lines (ripgrep\'s messages)'
+complete -c gsearch -s c -l count -d 'Print the number of matching lines per file'
+complete -c gsearch -l count-matches -d 'Print the number of matches per file'
+complete -c gsearch -l include-zero -d 'With -c or --count-matches, also print files with zero matches'
+complete -c gsearch -s l -l files-with-matches -d 'Print only the paths of files with at least one match'
+complete -c gsearch -l files-without-match -d 'Print only the paths of files without a match'
+complete -c gsearch -s q -l quiet -d 'Print nothing; exit 0 at the first match'
+complete -c gsearch -l stats -d 'Print statistics (and which engine and device ran) at the end'
+complete -c gsearch -l hidden -d 'Search hidden files and directories'
+complete -c gsearch -l no-hidden
+complete -c gsearch -l no-ignore -d 'Do not respect .gitignore, .ignore or .rgignore files'
+complete -c gsearch -l no-require-git -d 'Respect .gitignore files even outside a git repository'
+complete -c gsearch -l type-list -d 'Print every known file type and its globs, then exit'
+complete -c gsearch -s L -l follow -d 'Follow symbolic links'
+complete -c gsearch -l no-follow
+complete -c gsearch -s u -l unrestricted -d 'Search more: -u ignores ignore files, -uu also hidden files, -uuu also binary files'
+complete -c gsearch -l list-devices -d 'List every OpenCL platform and device, marking the one auto would use'
+complete -c gsearch -l verify -d 'Search again with the CPU engine and report any difference (exit 2)'
+complete -c gsearch -l sorted -d 'Look up lines starting with the keys in a bytewise-sorted file (like look(1), many keys at once)'
+complete -c gsearch -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gsearch -s V -l version -d 'Print version'

@@ -1,0 +1,197 @@
+//! One big file searched by every core. ripgrep gives a file one thread;
+//! here a large file is cut at line boundaries into segments, each thread
+//! finds the matching lines of its segment with the exact matcher, and the
+//! host prints through ripgrep's searcher, which jumps from one matching
+//! line to the next (`OffsetMatcher` in confirmed mode).
+//!
+//! Matches never span a line terminator, so cutting at line starts changes
+//! nothing: `^`, `$` and `\b` see a line start where a segment starts.
+
+use std::io;
+
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcher;
+use grep_searcher::Searcher;
+use termcolor::WriteColor;
+
+use crate::config::{Config, OutputMode};
+use crate::offsets::OffsetMatcher;
+use crate::plan::Plan;
+use crate::printer::{Input, Printer, SearchResult};
+use crate::run::binary_detection;
+use crate::walk::Haystack;
+
+/// Files from this size up are split across threads.
+pub const MIN_BYTES: u64 = 32 << 20;
+
+/// Searches `hay` with every core when it is a big regular file and the
+/// output needs the whole file; `None` means "search it the usual way".
+pub fn search<W: WriteColor>(
+    cfg: &Config,
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    plan: &Plan,
+    hay: &Haystack,
+) -> Option<io::Result<SearchResult>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let first_match_is_enough = cfg.quiet
+        || cfg.max_count.is_some()
+        || matches!(
+            cfg.mode,
+            OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
+        );
+    if hay.stdin || threads < 2 || first_match_is_enough {
+        return None;
+    }
+    let meta = std::fs::metadata(&hay.path).ok()?;
+    if !meta.is_file() || meta.len() < MIN_BYTES {
+        return None;
+    }
+    let file = std::fs::File::open(&hay.path).ok()?;
+    // SAFETY: read-only map of a regular file, dropped when this search
+    // ends; the remaining hazard (SIGBUS if the file shrinks meanwhile) is
+    // the one documented in RELIABILITY.md for every memory map.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    let lines = matching_lines(&map, &plan.matcher, threads);
+    if lines.has_nul {
+        return None;
+    }
+    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
+    let m = OffsetMatcher::confirmed(&plan.matcher, &map, &lines.starts);
+    Some(printer.search(searcher, m, &hay.path, Input::Slice(&map)))
+}
+
+/// What the threads found.
+pub struct Lines {
+    /// Start offsets of the matching lines, ascending.
+    pub starts: Vec<u64>,
+    /// A NUL byte was seen (binary detection must then run as usual).
+    pub has_nul: bool,
+}
+
+/// Finds the start of every line of `data` that `matcher` matches, with
+/// `threads` threads.
+pub fn matching_lines(data: &[u8], matcher: &RegexMatcher, threads: usize) -> Lines {
+    let bounds = segments(data, threads.max(1));
+    let parts: Vec<(Vec<u64>, bool)> = std::thread::scope(|s| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (w[0], w[1]);
+                s.spawn(move || {
+                    let seg = &data[a..b];
+                    let nul = memchr::memchr(0, seg).is_some();
+                    let mut starts = segment_lines(seg, matcher);
+                    starts.iter_mut().for_each(|o| *o += a as u64);
+                    (starts, nul)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("search thread"))
+            .collect()
+    });
+    let mut lines = Lines {
+        starts: Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum()),
+        has_nul: false,
+    };
+    for (starts, nul) in parts {
+        lines.starts.extend(starts);
+        lines.has_nul |= nul;
+    }
+    lines
+}
+
+/// Cuts `data` into about `n` pieces that start at line starts.
+fn segments(data: &[u8], n: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let step = data.len().div_ceil(n).max(1);
+    let mut at = step;
+    while at < data.len() {
+        let cut = memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |i| at + i + 1);
+        if cut > *bounds.last().unwrap() && cut < data.len() {
+            bounds.push(cut);
+        }
+        at = cut.max(at) + step;
+    }
+    bounds.push(data.len());
+    bounds
+}
+
+/// Matching line starts within one segment (relative to it).
+fn segment_lines(seg: &[u8], matcher: &RegexMatcher) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < seg.len() {
+        let Ok(Some(m)) = matcher.find_at(seg, pos) else {
+            break;
+        };
+        if m.start() >= seg.len() {
+            break;
+        }
+        let start = memchr::memrchr(b'\n', &seg[..m.start()]).map_or(0, |i| i + 1);
+        out.push(start as u64);
+        match memchr::memchr(b'\n', &seg[m.end().max(m.start())..]) {
+            Some(i) => pos = m.end().max(m.start()) + i + 1,
+            None => break,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(data: &[u8], m: &RegexMatcher) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for line in data.split_inclusive(|&b| b == b'\n') {
+            if m.is_match(line).unwrap() {
+                out.push(start as u64);
+            }
+            start += line.len();
+        }
+        out
+    }
+
+    #[test]
+    fn segments_agree_with_a_line_by_line_scan() {
+        let m = grep_regex::RegexMatcherBuilder::new()
+            .multi_line(true)
+            .line_terminator(Some(b'\n'))
+            .build(r"^fo+\b|bar$")
+            .unwrap();
+        let mut data = Vec::new();
+        for i in 0..5000 {
+            let line: &[u8] = match i % 7 {
+                0 => b"foo x\n",
+                1 => b"xbar\n",
+                2 => b"\n",
+                3 => b"foox\n",
+                4 => b"bar baz\n",
+                _ => b"nothing here\n",
+            };
+            data.extend_from_slice(line);
+        }
+        data.extend_from_slice(b"last foo bar");
+        for threads in [1, 2, 3, 8, 64] {
+            let got = matching_lines(&data, &m, threads);
+            assert_eq!(got.starts, reference(&data, &m), "threads {threads}");
+            assert!(!got.has_nul);
+        }
+    }
+
+    #[test]
+    fn segments_cover_everything_once() {
+        let data = b"a\nbb\nccc\n\n\ndddd";
+        for n in 1..10 {
+            let b = segments(data, n);
+            assert_eq!(*b.first().unwrap(), 0);
+            assert_eq!(*b.last().unwrap(), data.len());
+            assert!(b.windows(2).all(|w| w[0] < w[1]));
+            assert!(b[1..b.len() - 1].iter().all(|&i| data[i - 1] == b'\n'));
+        }
+    }
+}

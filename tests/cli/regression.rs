@@ -1,0 +1,187 @@
+//! Cases that pin edges where a batched or GPU engine could go wrong:
+//! matches at file and batch edges, files packed together, literals that
+//! need verification (case folding, -w, -x), many patterns.
+
+use crate::util::{Dir, TestCommand};
+
+// Files packed into one batch must not let a match span two files: "ab"
+// at the end of one file and "cd" at the start of the next.
+gstest!(
+    no_match_across_packed_files,
+    |dir: Dir, cmd: TestCommand| {
+        for i in 0..50 {
+            dir.create(format!("f{i:02}.txt"), "xx ab");
+            dir.create(format!("g{i:02}.txt"), "cd yy");
+        }
+        cmd.small_batches().args(["abcd"]).assert_no_match();
+        let mut cmd = dir.command();
+        cmd.small_batches().args(["ab\\s*cd"]).assert_no_match();
+    }
+);
+
+// A match at the very start and very end of each of many files.
+gstest!(match_at_file_edges, |dir: Dir, cmd: TestCommand| {
+    let mut expected = String::new();
+    for i in 0..60 {
+        let name = format!("f{i:02}.txt");
+        dir.create(&name, "edge middle\nmiddle edge");
+        expected.push_str(&format!("{name}:0:edge\n{name}:19:edge\n"));
+    }
+    cmd.small_batches()
+        .args(["-b", "-o", "--sort", "path", "edge"]);
+    eqnice!(expected, cmd.stdout());
+});
+
+// Empty files between non-empty ones in a batch.
+gstest!(empty_files_in_batch, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", "");
+    dir.create("b.txt", "fox");
+    dir.create("c.txt", "");
+    dir.create("d.txt", "\n");
+    dir.create("e.txt", "fox\n");
+    cmd.small_batches()
+        .args(["-c", "--include-zero", "--sort", "path", "fox"]);
+    eqnice!(
+        "a.txt:0\nb.txt:1\nc.txt:0\nd.txt:0\ne.txt:1\n",
+        cmd.stdout()
+    );
+});
+
+// Line numbers stay right across batch boundaries in a large file.
+gstest!(line_numbers_across_batches, |dir: Dir, cmd: TestCommand| {
+    let mut text = String::new();
+    let mut expected = String::new();
+    for i in 1..=3000 {
+        if i % 499 == 0 {
+            text.push_str("needle\n");
+            expected.push_str(&format!("{i}:needle\n"));
+        } else {
+            text.push_str(&format!("{}\n", "z".repeat(i % 37)));
+        }
+    }
+    dir.create("big.txt", &text);
+    cmd.small_batches().args(["-n", "needle", "big.txt"]);
+    eqnice!(expected, cmd.stdout());
+});
+
+// Candidates that fail verification: "-w fox" finds "fox" inside "foxes"
+// many times before the one standalone occurrence.
+gstest!(word_candidates_rejected, |dir: Dir, cmd: TestCommand| {
+    let mut text = "foxes ".repeat(2000);
+    text.push_str("\nfoxy\n");
+    text.push_str(&"afox ".repeat(1000));
+    text.push_str("\nthe fox\n");
+    dir.create("big.txt", &text);
+    cmd.small_batches().args(["-n", "-w", "fox", "big.txt"]);
+    eqnice!("4:the fox\n", cmd.stdout());
+});
+
+// Non-ASCII case folding through the literal path: -F -i on Cyrillic and
+// Greek literals.
+gstest!(
+    fixed_strings_unicode_ignore_case,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "ДОМ\nдом\nДом\nΣΟΦΟΣ\nσοφος\nσοφοσ\n");
+        cmd.small_batches()
+            .args(["-F", "-i", "-c", "-e", "дом", "-e", "σοφος", "a.txt"]);
+        eqnice!("6\n", cmd.stdout());
+    }
+);
+
+// Case folding where the folded forms differ in byte length: K (Kelvin
+// sign, 3 bytes) vs k; ſ (2 bytes) vs s.
+gstest!(
+    ignore_case_byte_length_change,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "\u{212A}\u{212A}\nKk\nſs\nSS\n");
+        cmd.args(["-i", "-o", "-e", "kk", "-e", "ss", "a.txt"]);
+        eqnice!("\u{212A}\u{212A}\nKk\nſs\nSS\n", cmd.stdout());
+    }
+);
+
+// Many literals (hundreds) from a pattern file, searched in many files.
+gstest!(many_literals_many_files, |dir: Dir, cmd: TestCommand| {
+    let pats: String = (0..500).map(|i| format!("id-{i:04}\n")).collect();
+    dir.create("pats", &pats);
+    let mut expected = String::new();
+    for f in 0..20 {
+        let mut text = String::new();
+        for l in 0..50 {
+            let n = f * 50 + l;
+            text.push_str(&format!("row {n} id-{n:04} end\n"));
+            if n < 500 {
+                expected.push_str(&format!("f{f:02}.txt:{}\n", l + 1));
+            }
+        }
+        dir.create(format!("d/f{f:02}.txt"), &text);
+    }
+    cmd.small_batches()
+        .args(["-F", "-f", "pats", "-n", "-o", "--sort", "path", "d"]);
+    let expected: String = expected
+        .lines()
+        .map(|l| {
+            let (file, line) = l.split_once(':').unwrap();
+            let n: usize =
+                file[1..3].parse::<usize>().unwrap() * 50 + line.parse::<usize>().unwrap() - 1;
+            format!("d/{file}:{line}:id-{n:04}\n")
+        })
+        .collect();
+    eqnice!(expected, cmd.stdout());
+});
+
+// A pattern that is a prefix of another, both in the set: each line is
+// reported once.
+gstest!(prefix_patterns_line_once, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", "foobar\nfoo\nbar\n");
+    cmd.args(["-n", "-F", "-e", "foo", "-e", "foobar", "a.txt"]);
+    eqnice!("1:foobar\n2:foo\n", cmd.stdout());
+});
+
+// A regex with a required literal whose candidates mostly fail the full
+// regex.
+gstest!(
+    regex_with_literal_candidates,
+    |dir: Dir, cmd: TestCommand| {
+        let mut text = String::new();
+        for i in 0..2000 {
+            text.push_str(&format!(
+                "key=value{}\n",
+                if i == 1234 { "42" } else { "x" }
+            ));
+        }
+        dir.create("big.txt", &text);
+        cmd.small_batches()
+            .args(["-n", r"key=value\d+$", "big.txt"]);
+        eqnice!("1235:key=value42\n", cmd.stdout());
+    }
+);
+
+// A regex with no usable literal at all.
+gstest!(regex_without_literal, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", "abc 123\nxyz\n4\n");
+    cmd.small_batches().args(["-n", r"\d+", "a.txt"]);
+    eqnice!("1:abc 123\n3:4\n", cmd.stdout());
+});
+
+// A file that does not end in a newline, followed (in the same batch) by
+// another: the last line of the first must not run into the second.
+gstest!(
+    last_line_without_newline_then_file,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "one\nfox");
+        dir.create("b.txt", "es\nfoxes\n");
+        cmd.small_batches()
+            .args(["-x", "-n", "--sort", "path", "fox|foxes"]);
+        eqnice!("a.txt:2:fox\nb.txt:2:foxes\n", cmd.stdout());
+    }
+);
+
+// -c with a file whose matches all sit on one huge line.
+gstest!(many_matches_one_line, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", &("ab".repeat(10000) + "\n"));
+    cmd.small_batches().args(["-c", "ab", "a.txt"]);
+    eqnice!("1\n", cmd.stdout());
+    let mut cmd = dir.command();
+    cmd.small_batches().args(["--count-matches", "ab", "a.txt"]);
+    eqnice!("10000\n", cmd.stdout());
+});
