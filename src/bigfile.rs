@@ -56,6 +56,14 @@ pub fn search<W: WriteColor>(
     if lines.has_nul {
         return None;
     }
+    if crate::linefast::eligible(cfg) && crate::linefast::plain_text(&map) {
+        let printed =
+            crate::linefast::print(cfg, &hay.path, &map, &lines.starts, None, printer.get_mut());
+        return Some(printed.map(|has_match| SearchResult {
+            has_match,
+            stats: None,
+        }));
+    }
     searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
     let m = OffsetMatcher::confirmed(&plan.matcher, &map, &lines.starts);
     Some(printer.search(searcher, m, &hay.path, Input::Slice(&map)))

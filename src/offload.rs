@@ -40,6 +40,15 @@ pub struct Piece {
     error: Option<io::Error>,
     /// Whether the bytes hold a NUL (binary detection applies).
     has_nul: bool,
+    /// Nothing staged: the finisher searches the haystack itself on the
+    /// CPU (standard input, FIFOs and other non-regular files, which cannot
+    /// be re-read; files needing chunks when a pattern is too long for the
+    /// batch to make progress).
+    cpu: bool,
+    /// The last chunk of a big file carries the file it was read from, so
+    /// the finisher maps the same file (not whatever the path names by
+    /// then: a file deleted or replaced meanwhile is finished as read).
+    file: Option<File>,
 }
 
 #[derive(Clone, Copy)]
@@ -71,6 +80,14 @@ impl Source {
         self.pending.take().or_else(|| self.rx.recv().ok())
     }
 
+    /// Whether chunks of a `cap`-byte batch can overlap by the longest
+    /// literal - 1 and still advance (a pattern longer than half a batch,
+    /// e.g. with a tiny `GSEARCH_BATCH_BYTES`, cannot be chunked: such a
+    /// file is searched on the CPU instead, so no match is lost).
+    fn chunks_progress(&self, cap: usize) -> bool {
+        self.overlap <= cap / 2 && cap > 1
+    }
+
     /// Fills the next chunk of the big file being read. Consecutive chunks
     /// overlap by `overlap` bytes (longest literal - 1): a chunk owns the
     /// starts before its last `overlap` bytes (all of them when it is the
@@ -93,10 +110,13 @@ impl Source {
             }),
             error: err,
             has_nul,
+            cpu: false,
+            file: None,
         };
         big.next = from + owned as u64;
+        let mut piece = piece;
         if last {
-            self.big = None;
+            piece.file = self.big.take().map(|b| b.file);
         }
         (n, vec![piece])
     }
@@ -113,12 +133,15 @@ impl BatchSource for Source {
         let mut used = 0;
         while let Some(hay) = self.next_hay() {
             let start = if used == 0 { 0 } else { used + 1 };
-            if hay.stdin {
+            // Standard input and non-regular files (an explicit FIFO or
+            // device) are read once, as a stream, by the finisher.
+            let regular = !hay.stdin && std::fs::metadata(&hay.path).is_ok_and(|m| m.is_file());
+            if hay.stdin || !regular {
                 if !pieces.is_empty() {
                     self.pending = Some(hay);
                     break;
                 }
-                return Some(read_stdin_piece(hay, buf));
+                return Some(cpu_piece(hay));
             }
             let file = match File::open(&hay.path) {
                 Ok(f) => f,
@@ -133,6 +156,9 @@ impl BatchSource for Source {
                     self.pending = Some(hay);
                     break;
                 }
+                if size >= buf.len() && !self.chunks_progress(buf.len()) {
+                    return Some(cpu_piece(hay));
+                }
                 if size >= buf.len() {
                     self.big = Some(OpenBig { hay, file, next: 0 });
                     return Some(self.fill_chunk(buf));
@@ -145,6 +171,9 @@ impl BatchSource for Source {
             let grew = n == buf.len() - start;
             if grew && err.is_none() {
                 // The file grew past the space left: read it in chunks.
+                if pieces.is_empty() && !self.chunks_progress(buf.len()) {
+                    return Some(cpu_piece(hay));
+                }
                 if pieces.is_empty() {
                     self.big = Some(OpenBig { hay, file, next: 0 });
                     return Some(self.fill_chunk(buf));
@@ -160,6 +189,8 @@ impl BatchSource for Source {
                 chunk: None,
                 error: err,
                 has_nul,
+                cpu: false,
+                file: None,
             });
             used = start + n;
         }
@@ -180,14 +211,13 @@ impl Piece {
             chunk: None,
             error: Some(e),
             has_nul: false,
+            cpu: false,
+            file: None,
         }
     }
 }
 
-fn read_stdin_piece(hay: Haystack, buf: &mut [u8]) -> (usize, Vec<Piece>) {
-    // Standard input is finished on the CPU from a reader (it may be larger
-    // than a batch and cannot be re-read), so nothing is staged for it.
-    let _ = buf;
+fn cpu_piece(hay: Haystack) -> (usize, Vec<Piece>) {
     (
         0,
         vec![Piece {
@@ -197,6 +227,8 @@ fn read_stdin_piece(hay: Haystack, buf: &mut [u8]) -> (usize, Vec<Piece>) {
             chunk: None,
             error: None,
             has_nul: false,
+            cpu: true,
+            file: None,
         }],
     )
 }
@@ -432,7 +464,7 @@ impl<'a> Finisher<'a> {
             }
             return;
         }
-        if p.hay.stdin {
+        if p.hay.stdin || p.cpu {
             let r = run::search_haystack(
                 self.cfg,
                 &mut self.searcher,
@@ -465,7 +497,7 @@ impl<'a> Finisher<'a> {
                 }
                 if c.last {
                     let big = std::mem::take(&mut self.big);
-                    let r = self.finish_big(&p.hay, big);
+                    let r = self.finish_big(&p.hay, p.file, big);
                     self.emit(&p.hay, r);
                 }
             }
@@ -506,8 +538,16 @@ impl<'a> Finisher<'a> {
     /// Finishes a file read in chunks: the host reads it again through a
     /// memory map (or into memory when mapping fails) and visits only the
     /// candidate lines.
-    fn finish_big(&mut self, hay: &Haystack, big: BigOffsets) -> io::Result<SearchResult> {
-        let mut file = File::open(&hay.path)?;
+    fn finish_big(
+        &mut self,
+        hay: &Haystack,
+        file: Option<File>,
+        big: BigOffsets,
+    ) -> io::Result<SearchResult> {
+        let mut file = match file {
+            Some(f) => f,
+            None => File::open(&hay.path)?,
+        };
         // The map is made under the SIGBUS guard (see guard.rs for the
         // SAFETY reasoning): a file that shrinks now is reported, not fatal.
         let map = crate::guard::GuardedMap::map(&file).ok().flatten();
@@ -525,6 +565,24 @@ impl<'a> Finisher<'a> {
             // The file changed size since the device read it: the offsets
             // no longer describe these bytes, so search them exactly.
             self.finish_bytes(hay, data, &[], true)
+        } else if !big.has_nul
+            && crate::linefast::eligible(self.cfg)
+            && crate::linefast::plain_text(data)
+        {
+            // Numbered lines without rescanning the file on one thread.
+            let m = Some(&self.plan.matcher);
+            crate::linefast::print(
+                self.cfg,
+                &hay.path,
+                data,
+                &big.offsets,
+                m,
+                self.printer.get_mut(),
+            )
+            .map(|has_match| SearchResult {
+                has_match,
+                stats: None,
+            })
         } else {
             self.finish_bytes(hay, data, &big.offsets, big.has_nul)
         };

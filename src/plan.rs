@@ -27,8 +27,8 @@ const MAX_CASE_VARIANTS: usize = 64;
 pub enum Shape {
     /// Every pattern is a literal (or a small exact set of literals).
     Literals,
-    /// A regex whose matches all start with one of a finite literal set.
-    PrefixedRegex,
+    /// A regex whose matches all contain one of a finite literal set.
+    RequiredLiterals,
     /// A regex with no usable literal: the CPU engine runs it.
     Regex,
 }
@@ -50,7 +50,7 @@ impl Plan {
                 let shape = if exact {
                     Shape::Literals
                 } else {
-                    Shape::PrefixedRegex
+                    Shape::RequiredLiterals
                 };
                 (Some(set), shape)
             }
@@ -72,10 +72,14 @@ impl Plan {
                 s.patterns.len(),
                 s.min_len(),
                 s.max_len(),
-                if s.fold_ascii { ", ASCII case folded" } else { "" }
+                if s.fold_ascii {
+                    ", ASCII case folded"
+                } else {
+                    ""
+                }
             ),
-            (Shape::PrefixedRegex, Some(s)) => format!(
-                "regex with {} required prefix literal(s), lengths {}..={}",
+            (Shape::RequiredLiterals, Some(s)) => format!(
+                "regex with {} required literal(s), lengths {}..={}, confirmed on the CPU",
                 s.patterns.len(),
                 s.min_len(),
                 s.max_len()
@@ -110,7 +114,8 @@ fn build_matcher(cfg: &Config) -> anyhow::Result<RegexMatcher> {
     if cfg.binary != BinaryMode::AsText {
         b.ban_byte(Some(b'\x00'));
     }
-    b.build_many(&cfg.patterns).map_err(|e| anyhow::anyhow!("{e}"))
+    b.build_many(&cfg.patterns)
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Whether the patterns are searched without regard to case, decided as
@@ -225,7 +230,10 @@ fn extract(cfg: &Config, case_insensitive: bool) -> Option<(LiteralSet, bool)> {
     Some((LiteralSet::new(folded, true), exact))
 }
 
-/// The literals every match starts with, from regex-syntax's extractor.
+/// Literals every match must contain, and whether they are the whole
+/// pattern set (exact). Prefixes come first; failing those, suffixes and
+/// inner literals (regex-syntax's extractor applied to the pieces every
+/// match must go through), whichever has the longest shortest literal.
 fn prefix_literals(pattern: &str, case_insensitive: bool) -> Option<(Vec<Vec<u8>>, bool)> {
     let hir: Hir = regex_syntax::ParserBuilder::new()
         .utf8(false)
@@ -235,16 +243,63 @@ fn prefix_literals(pattern: &str, case_insensitive: bool) -> Option<(Vec<Vec<u8>
         .build()
         .parse(pattern)
         .ok()?;
+    if let Some((seq, true)) = extract_seq(&hir, ExtractKind::Prefix) {
+        return Some((seq, true));
+    }
+    Some((required(&hir)?, false))
+}
+
+fn extractor(kind: ExtractKind) -> Extractor {
     let mut ex = Extractor::new();
-    ex.kind(ExtractKind::Prefix)
+    ex.kind(kind)
         .limit_class(16)
         .limit_repeat(16)
         .limit_literal_len(64)
         .limit_total(MAX_PREFILTER_LITERALS);
-    let seq = ex.extract(&hir);
+    ex
+}
+
+/// The finite literal sequence of `kind` for `hir`, if every literal is
+/// non-empty, and whether it is exact.
+fn extract_seq(hir: &Hir, kind: ExtractKind) -> Option<(Vec<Vec<u8>>, bool)> {
+    let seq = extractor(kind).extract(hir);
     let lits = seq.literals()?;
+    if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
+        return None;
+    }
     let exact = seq.is_exact();
     Some((lits.iter().map(|l| l.as_bytes().to_vec()).collect(), exact))
+}
+
+/// The best set of literals every match of `hir` must contain.
+fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::HirKind;
+    let mut options: Vec<Vec<Vec<u8>>> = Vec::new();
+    for kind in [ExtractKind::Prefix, ExtractKind::Suffix] {
+        if let Some((l, _)) = extract_seq(hir, kind) {
+            options.push(l);
+        }
+    }
+    match hir.kind() {
+        HirKind::Concat(parts) => options.extend(parts.iter().filter_map(required)),
+        HirKind::Capture(c) => options.extend(required(&c.sub)),
+        HirKind::Repetition(r) if r.min >= 1 => options.extend(required(&r.sub)),
+        HirKind::Alternation(branches) => {
+            let mut union = Vec::new();
+            for b in branches {
+                union.extend(required(b)?);
+            }
+            options.push(union);
+        }
+        _ => {}
+    }
+    options.into_iter().max_by_key(|l| score(l))
+}
+
+/// Longer shortest literals filter better; fewer literals cost less.
+fn score(lits: &[Vec<u8>]) -> (usize, std::cmp::Reverse<usize>) {
+    let min = lits.iter().map(Vec::len).min().unwrap_or(0);
+    (min.min(8), std::cmp::Reverse(lits.len()))
 }
 
 /// The byte strings that, compared with ASCII case folding, find every
@@ -309,6 +364,13 @@ mod tests {
         let (l, exact) = prefix_literals("foo(bar|baz)\\w+", false).unwrap();
         assert!(!exact);
         assert!(l.contains(&b"foobar".to_vec()));
-        assert!(prefix_literals("\\w+foo", false).is_none());
+        let (l, exact) = prefix_literals("\\w+foo", false).unwrap();
+        assert!(!exact);
+        assert_eq!(l, vec![b"foo".to_vec()]);
+        let (l, _) = prefix_literals("[A-Z][a-z]+Error", false).unwrap();
+        assert_eq!(l, vec![b"Error".to_vec()]);
+        let (l, _) = prefix_literals("\\w+\\.cuda\\(", false).unwrap();
+        assert_eq!(l, vec![b".cuda(".to_vec()]);
+        assert!(prefix_literals("\\w{5}\\s+\\w{5}", false).is_none());
     }
 }

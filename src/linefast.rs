@@ -1,0 +1,211 @@
+//! Numbered matching lines of a big file, printed by every core.
+//!
+//! ripgrep's searcher numbers lines by counting every line terminator of
+//! the file on one thread. When the matching lines are already known (the
+//! device's candidates, or `bigfile`'s parallel scan), the numbers can be
+//! computed in parallel instead: the file is cut into windows, each window
+//! into one segment per thread; the threads count the newlines of their
+//! segment, a prefix sum gives each segment its first line number, and the
+//! threads then format their lines. Only the common plain form is done
+//! here (`[PATH:]LINE:TEXT`, no colors, context, `-o`, `-b`, `--column`,
+//! `-v`, `-m`, headings or `--stats`); everything else goes through
+//! ripgrep's printer. Tests compare the two byte for byte.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcher;
+
+use crate::config::{Config, OutputMode};
+
+/// Bytes of the file handled per round (bounds the output held in memory).
+const WINDOW: usize = 256 << 20;
+
+/// Whether the output asked for is the plain numbered form handled here.
+pub fn eligible(cfg: &Config) -> bool {
+    cfg.mode == OutputMode::Standard
+        && cfg.line_number
+        && !cfg.quiet
+        && !cfg.byte_offset
+        && !cfg.column
+        && !cfg.only_matching
+        && !cfg.vimgrep
+        && !cfg.heading
+        && !cfg.invert
+        && !cfg.stats
+        && cfg.max_count.is_none()
+        && cfg.before == 0
+        && cfg.after == 0
+        && cfg.color == termcolor::ColorChoice::Never
+}
+
+/// Whether `data` can be printed here: no byte-order mark (the searcher
+/// transcodes or strips it) and the caller checked there is no NUL.
+pub fn plain_text(data: &[u8]) -> bool {
+    !(data.starts_with(b"\xEF\xBB\xBF")
+        || data.starts_with(b"\xFF\xFE")
+        || data.starts_with(b"\xFE\xFF"))
+}
+
+/// Prints the lines holding `starts` (sorted offsets: line starts when
+/// `confirm` is `None`, else candidate positions whose lines `confirm`
+/// must match). Returns whether any line was printed.
+pub fn print<W: Write>(
+    cfg: &Config,
+    path: &Path,
+    data: &[u8],
+    starts: &[u64],
+    confirm: Option<&RegexMatcher>,
+    wtr: &mut W,
+) -> io::Result<bool> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let prefix = path_prefix(cfg, path);
+    let mut line_base = 1u64;
+    let mut any = false;
+    let mut next = 0usize;
+    let mut w0 = 0usize;
+    while w0 < data.len() {
+        let w1 = line_end_after(data, (w0 + WINDOW).min(data.len()));
+        let bounds = split(data, w0, w1, threads);
+        let (counts, bufs) = window(data, &bounds, &starts[next..], confirm, &prefix, line_base);
+        for b in &bufs {
+            any |= !b.is_empty();
+            wtr.write_all(b)?;
+        }
+        line_base += counts;
+        next += starts[next..].partition_point(|&s| (s as usize) < w1);
+        w0 = w1;
+    }
+    Ok(any)
+}
+
+fn path_prefix(cfg: &Config, path: &Path) -> Vec<u8> {
+    if !cfg.with_filename {
+        return Vec::new();
+    }
+    let mut p = path_bytes(path);
+    p.push(if cfg.null { 0 } else { b':' });
+    p
+}
+
+fn path_bytes(path: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    path.as_os_str().as_bytes().to_vec()
+}
+
+/// The first line start at or after `at` (or the end of `data`).
+fn line_end_after(data: &[u8], at: usize) -> usize {
+    if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
+        return at.min(data.len());
+    }
+    memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |i| at + i + 1)
+}
+
+/// About `n` ranges covering `[a, b)`, each starting at a line start, so no
+/// line spans two ranges.
+fn split(data: &[u8], a: usize, b: usize, n: usize) -> Vec<usize> {
+    let step = (b - a).div_ceil(n).max(1);
+    let mut v = vec![a];
+    let mut at = a + step;
+    while at < b {
+        let cut = line_end_after(&data[..b], at);
+        if cut > *v.last().unwrap() && cut < b {
+            v.push(cut);
+        }
+        at = cut.max(at) + step;
+    }
+    v.push(b);
+    v
+}
+
+/// One round: newline counts per segment, then formatted lines per
+/// segment. Returns the window's newline count and the buffers in order.
+fn window(
+    data: &[u8],
+    bounds: &[usize],
+    starts: &[u64],
+    confirm: Option<&RegexMatcher>,
+    prefix: &[u8],
+    line_base: u64,
+) -> (u64, Vec<Vec<u8>>) {
+    let counts: Vec<u64> = std::thread::scope(|s| {
+        let hs: Vec<_> = bounds
+            .windows(2)
+            .map(|w| s.spawn(move || count_nl(&data[w[0]..w[1]])))
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().expect("count thread"))
+            .collect()
+    });
+    let mut bases = Vec::with_capacity(counts.len());
+    let mut acc = line_base;
+    for c in &counts {
+        bases.push(acc);
+        acc += c;
+    }
+    let bufs = std::thread::scope(|s| {
+        let hs: Vec<_> = bounds
+            .windows(2)
+            .zip(&bases)
+            .map(|(w, &base)| {
+                let (a, b) = (w[0], w[1]);
+                let lo = starts.partition_point(|&x| (x as usize) < a);
+                let hi = starts.partition_point(|&x| (x as usize) < b);
+                let mine = &starts[lo..hi];
+                s.spawn(move || format_segment(data, a, mine, confirm, prefix, base))
+            })
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().expect("format thread"))
+            .collect()
+    });
+    (acc - line_base, bufs)
+}
+
+fn count_nl(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Formats the lines at `starts` (all inside the segment starting at `a`,
+/// whose first line number is `base`).
+fn format_segment(
+    data: &[u8],
+    a: usize,
+    starts: &[u64],
+    confirm: Option<&RegexMatcher>,
+    prefix: &[u8],
+    base: u64,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut pos = a;
+    let mut line = base;
+    let mut printed_until = 0usize;
+    let mut num = itoa::Buffer::new();
+    for &s in starts {
+        let s = s as usize;
+        if s < printed_until {
+            continue;
+        }
+        // Segments start at line starts, so the line lies in this segment.
+        let ls = memchr::memrchr(b'\n', &data[a..s]).map_or(a, |i| a + i + 1);
+        line += count_nl(&data[pos..ls]);
+        pos = ls;
+        let le = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1);
+        printed_until = le;
+        let text = &data[ls..le];
+        if let Some(m) = confirm {
+            if !m.is_match(text).unwrap_or(false) {
+                continue;
+            }
+        }
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(num.format(line).as_bytes());
+        out.push(b':');
+        out.extend_from_slice(text);
+        if !text.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+    }
+    out
+}
