@@ -209,3 +209,72 @@ fn format_segment(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use crate::config::Config;
+    use crate::printer::{Input, Printer};
+    use clap::Parser;
+
+    fn config(args: &[&str]) -> Config {
+        let mut argv = vec!["gsearch", "--color", "never"];
+        argv.extend_from_slice(args);
+        Config::from_cli(Cli::parse_from(argv)).unwrap()
+    }
+
+    /// ripgrep's printer on the same bytes.
+    fn reference(cfg: &Config, plan: &crate::plan::Plan, data: &[u8]) -> Vec<u8> {
+        let mut printer = Printer::new(cfg, termcolor::NoColor::new(Vec::new()));
+        let mut searcher = crate::run::searcher(cfg);
+        printer
+            .search(&mut searcher, &plan.matcher, Path::new("f"), Input::Slice(data))
+            .unwrap();
+        printer.get_mut().get_ref().clone()
+    }
+
+    fn text(seed: u64, n: usize) -> Vec<u8> {
+        let mut x = seed;
+        let words: [&[u8]; 6] = [b"foo", b"bar", b"\n", b" ", b"Foo baz", b"\n\n"];
+        let mut v = Vec::new();
+        for _ in 0..n {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            v.extend_from_slice(words[(x >> 33) as usize % words.len()]);
+        }
+        v
+    }
+
+    #[test]
+    fn same_bytes_as_ripgreps_printer() {
+        for (seed, args) in [
+            (1, &["-n", "foo", "f", "g"][..]),
+            (2, &["-n", "-i", "foo", "f"][..]),
+            (3, &["-n", "--null", "-H", "ba", "f"][..]),
+            (4, &["-n", "-w", "foo", "f"][..]),
+        ] {
+            let cfg = config(args);
+            assert!(eligible(&cfg));
+            let plan = crate::plan::Plan::new(&cfg).unwrap();
+            for len in [0, 1, 7, 500, 20_000] {
+                let mut data = text(seed + len as u64, len);
+                if seed % 2 == 0 {
+                    data.extend_from_slice(b"foo at the end");
+                }
+                let lines = crate::bigfile::matching_lines(&data, &plan.matcher, 3);
+                let mut got = Vec::new();
+                print(&cfg, Path::new("f"), &data, &lines.starts, None, &mut got).unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&reference(&cfg, &plan, &data)),
+                    "{args:?} len {len}"
+                );
+                // Candidates (every occurrence) confirmed here give the same.
+                let cands: Vec<u64> = (0..data.len() as u64).collect();
+                let mut got2 = Vec::new();
+                print(&cfg, Path::new("f"), &data, &cands, Some(&plan.matcher), &mut got2).unwrap();
+                assert_eq!(got2, got);
+            }
+        }
+    }
+}
