@@ -240,6 +240,12 @@ impl Config {
         })
     }
 
+    /// Whether `-i` was given (not smart case): `--sorted` compares keys
+    /// with ASCII case folding then.
+    pub fn case_insensitive_flag(&self) -> bool {
+        self.case == CaseMode::Insensitive
+    }
+
     /// Whether ripgrep would report a match at all (`-m 0` never does).
     pub fn matches_possible(&self) -> bool {
         self.max_count != Some(0)

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod generate;
 pub mod guard;
 pub mod linefast;
+pub mod lookup;
 pub mod messages;
 pub mod offload;
 pub mod offsets;

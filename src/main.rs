@@ -54,7 +54,11 @@ fn try_main() -> anyhow::Result<ExitCode> {
         print!("{}", gsearch::opencl::list_devices_text());
         return Ok(ExitCode::from(0));
     }
+    let sorted = cli.sorted;
     let cfg = Config::from_cli(cli)?;
+    if sorted {
+        return gsearch::lookup::run(&cfg);
+    }
     let plan = Plan::new(&cfg)?;
     let matched = if !cfg.matches_possible() {
         false

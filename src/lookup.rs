@@ -1,0 +1,66 @@
+//! `--sorted`: the command-line side of sorted-file lookups (the search
+//! itself is in `sorted`). `gsearch --sorted KEY FILE` and
+//! `gsearch --sorted -f KEYS FILE` print the lines that begin with a key,
+//! once each, in file order; `-c` counts them; `-i` expects `sort -f`
+//! order.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::bail;
+
+use crate::cli::EngineArg;
+use crate::config::{Config, OutputMode};
+use crate::sorted::{self, DeviceChoice, SortedError, SortedOptions};
+
+/// Runs a lookup and returns grep's exit status.
+pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
+    if cfg.paths.len() != 1 || cfg.paths[0].as_os_str() == "-" || cfg.implicit_path {
+        bail!("--sorted needs exactly one FILE (a bytewise-sorted file, not standard input)");
+    }
+    let path = &cfg.paths[0];
+    let keys: Vec<Vec<u8>> = cfg.patterns.iter().map(|p| p.as_bytes().to_vec()).collect();
+    let opts = SortedOptions {
+        fold_case: cfg.case_insensitive_flag(),
+        count: cfg.mode == OutputMode::Count,
+        use_device: match cfg.engine {
+            EngineArg::Cpu => DeviceChoice::Cpu,
+            EngineArg::Opencl => DeviceChoice::Device(cfg.opencl_device.clone()),
+            EngineArg::Auto => DeviceChoice::Auto,
+        },
+        ..SortedOptions::default()
+    };
+    let started = Instant::now();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let report = match sorted::run_with_report(path, &keys, &opts, &mut out) {
+        Ok(r) => r,
+        Err(SortedError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            return Ok(ExitCode::from(0));
+        }
+        Err(e) => {
+            let _ = out.flush();
+            crate::err_message!("{e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for w in &report.warnings {
+        crate::messages::eprint_locked(format_args!("warning: {w}"));
+    }
+    if cfg.stats {
+        writeln!(
+            out,
+            "\n{} matched lines\n{} keys\nengine: {}\n{:0.6} seconds total",
+            report.lines,
+            keys.len(),
+            report.engine,
+            started.elapsed().as_secs_f64()
+        )?;
+    }
+    match out.flush() {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::from(0)),
+        r => r?,
+    }
+    Ok(ExitCode::from(report.exit_code() as u8))
+}
