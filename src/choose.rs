@@ -16,6 +16,15 @@ use crate::plan::Plan;
 /// in the time OpenCL takes to start.
 pub const AUTO_MIN_BYTES: u64 = 1 << 30;
 
+/// [`AUTO_MIN_BYTES`], or `GSEARCH_AUTO_MIN_BYTES` (for tests, which need
+/// the `auto` paths on small files).
+pub fn auto_min_bytes() -> u64 {
+    std::env::var("GSEARCH_AUTO_MIN_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(AUTO_MIN_BYTES)
+}
+
 /// The device engine to use, or `None` for the CPU engine.
 pub fn engine(cfg: &Config, plan: &Plan) -> anyhow::Result<Option<OpenClEngine>> {
     let Some(set) = plan.literals.as_ref() else {
@@ -33,7 +42,7 @@ pub fn engine(cfg: &Config, plan: &Plan) -> anyhow::Result<Option<OpenClEngine>>
             }
         }
         EngineArg::Auto => {
-            let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= AUTO_MIN_BYTES);
+            let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
             if !big || cfg.paths.iter().any(|p| p.as_os_str() == "-") {
                 return Ok(None);
             }

@@ -62,6 +62,8 @@ fn try_main() -> anyhow::Result<ExitCode> {
     let plan = Plan::new(&cfg)?;
     let matched = if !cfg.matches_possible() {
         false
+    } else if let Some(path) = hybrid_candidate(&cfg, &plan) {
+        gsearch::hybrid::search(&cfg, &plan, &path)?
     } else {
         match choose::engine(&cfg, &plan)? {
             Some(engine) => gsearch::offload::search(&cfg, &plan, &engine)?.matched,
@@ -69,6 +71,15 @@ fn try_main() -> anyhow::Result<ExitCode> {
         }
     };
     Ok(exit_code(matched, cfg.quiet))
+}
+
+/// The one big file `auto` searches with the CPU and the device together.
+fn hybrid_candidate(cfg: &Config, plan: &Plan) -> Option<std::path::PathBuf> {
+    if cfg.engine != gsearch::cli::EngineArg::Auto {
+        return None;
+    }
+    let size = gsearch::offload::explicit_bytes(&cfg.paths)?;
+    gsearch::hybrid::suits(cfg, plan, size).then(|| cfg.paths[0].clone())
 }
 
 /// ripgrep's rule: 0 when something matched (and, unless `-q`, nothing

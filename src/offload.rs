@@ -267,7 +267,11 @@ fn pread_full(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error
 /// checks the bytes for NUL while they are hot. Returns the bytes read (a
 /// short count only at end of file or on error), the first error, and
 /// whether a NUL was seen.
-fn pread_parallel(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>, bool) {
+pub(crate) fn pread_parallel(
+    f: &File,
+    buf: &mut [u8],
+    offset: u64,
+) -> (usize, Option<io::Error>, bool) {
     const PIECE: usize = 4 << 20;
     let threads = fill_threads();
     if buf.len() <= PIECE || threads == 1 {
@@ -556,6 +560,7 @@ impl<'a> Finisher<'a> {
             Some(m) => m,
             None => {
                 let mut v = Vec::new();
+                io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
                 file.read_to_end(&mut v)?;
                 owned = v;
                 &owned

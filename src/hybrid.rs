@@ -1,0 +1,277 @@
+//! `auto` on one big file: the CPU starts at once, the device joins when
+//! it is ready, and both take chunks from one queue.
+//!
+//! Starting OpenCL costs about a third of a second on an H100, as long as
+//! ripgrep needs for 1.5 GB. So the device is started on a background
+//! thread while every core already searches chunks of the file (through a
+//! memory map, with the exact matcher). When the device is up, its feeder
+//! takes chunks from the same counter and reads them into pinned staging
+//! buffers; whoever is faster simply takes more chunks. If the device never
+//! comes up, the CPU finishes alone. The answers are merged per chunk and
+//! printed by ripgrep's searcher (or `linefast` for numbered lines), which
+//! visits only the candidate lines.
+
+use std::fs::File;
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+use grep_matcher::Matcher;
+
+use crate::config::{Config, OutputMode};
+use crate::engine::MatchSet;
+use crate::offsets::OffsetMatcher;
+use crate::opencl::{BatchSource, DeviceSelector, OpenClEngine};
+use crate::plan::Plan;
+use crate::printer::{Input, Printer, SearchResult};
+use crate::run::{binary_detection, keeps_stats, searcher, stdout};
+use crate::walk::Haystack;
+
+/// Bytes per chunk: what one CPU thread searches between two claims, and
+/// at most a device batch minus the overlap.
+const CHUNK: usize = 32 << 20;
+
+/// Whether this search suits the hybrid path.
+pub fn suits(cfg: &Config, plan: &Plan, size: u64) -> bool {
+    plan.literals.is_some()
+        && cfg.paths.len() == 1
+        && !cfg.quiet
+        && cfg.max_count.is_none()
+        && !matches!(
+            cfg.mode,
+            OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
+        )
+        && crate::run::uses_mmap(cfg)
+        && size >= crate::choose::auto_min_bytes()
+}
+
+/// Who searched what (for `--stats`).
+#[derive(Default)]
+struct Tally {
+    cpu_chunks: AtomicUsize,
+    device_chunks: AtomicUsize,
+}
+
+/// Searches the single file of `cfg` with the CPU and, once ready, the
+/// device. Returns whether anything matched.
+pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Result<bool> {
+    let started = Instant::now();
+    let file = File::open(path)?;
+    let hay = Haystack {
+        path: path.to_path_buf(),
+        explicit: true,
+        stdin: false,
+    };
+    let map = match crate::guard::GuardedMap::map(&file) {
+        Ok(Some(m)) => m,
+        _ => return crate::run::search_cpu(cfg, plan),
+    };
+    let data: &[u8] = &map;
+    let nchunks = data.len().div_ceil(CHUNK);
+    let next = AtomicUsize::new(0);
+    let slots: Vec<OnceLock<Vec<u64>>> = (0..nchunks).map(|_| OnceLock::new()).collect();
+    let nul = std::sync::atomic::AtomicBool::new(false);
+    let tally = Tally::default();
+    let device_note: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let set = plan.literals.clone().expect("suits() checked");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+
+    std::thread::scope(|s| {
+        let (next, slots, nul, tally, device_note) = (&next, &slots, &nul, &tally, &device_note);
+        s.spawn(move || {
+            let t = Instant::now();
+            let engine = match OpenClEngine::new(&selector(cfg), &set) {
+                Ok(e) => e,
+                Err(e) => {
+                    device_note
+                        .lock()
+                        .unwrap()
+                        .push(format!("device: not used ({e})"));
+                    return;
+                }
+            };
+            let ready = t.elapsed();
+            let overlap = engine.max_pattern_len().saturating_sub(1);
+            let mut src = Feeder {
+                file: &file,
+                size: data.len(),
+                next,
+                overlap,
+            };
+            let stats = engine.stream(
+                &mut src,
+                &mut |(i, owned_end, has_nul), bytes, set: MatchSet| {
+                    let base = (i * CHUNK) as u64;
+                    let mut out = Vec::new();
+                    let mut line_end = 0usize;
+                    for &o in set.offsets.iter().filter(|&&o| (o as usize) < owned_end) {
+                        if (o as usize) < line_end {
+                            continue;
+                        }
+                        out.push(base + o);
+                        line_end = memchr::memchr(b'\n', &bytes[o as usize..])
+                            .map_or(bytes.len(), |k| o as usize + k + 1);
+                    }
+                    if has_nul {
+                        nul.store(true, Ordering::Relaxed);
+                    }
+                    let _ = slots[i].set(out);
+                    tally.device_chunks.fetch_add(1, Ordering::Relaxed);
+                    true
+                },
+            );
+            let mut note = device_note.lock().unwrap();
+            note.push(format!(
+                "device: {} ({} kernel), ready after {:.1} ms",
+                engine.device_name(),
+                engine.kernel_name(),
+                ready.as_secs_f64() * 1e3
+            ));
+            note.extend(stats.summary().lines().map(str::to_string));
+        });
+        for _ in 0..threads.saturating_sub(1).max(1) {
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= nchunks {
+                        break;
+                    }
+                    let (lines, has_nul) = cpu_chunk(data, i, &plan.matcher);
+                    if has_nul {
+                        nul.store(true, Ordering::Relaxed);
+                    }
+                    let _ = slots[i].set(lines);
+                    tally.cpu_chunks.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+
+    let offsets: Vec<u64> = slots
+        .into_iter()
+        .flat_map(|s| s.into_inner().unwrap_or_default())
+        .collect();
+    let mut printer = Printer::new(cfg, stdout(cfg));
+    let mut srch = searcher(cfg);
+    let result = if nul.load(Ordering::Relaxed) {
+        // Binary data: ripgrep's own handling of the mapped bytes.
+        srch.set_binary_detection(binary_detection(cfg, true));
+        printer.search(&mut srch, &plan.matcher, &hay.path, Input::Slice(data))
+    } else if crate::linefast::eligible(cfg) && crate::linefast::plain_text(data) {
+        let m = Some(&plan.matcher);
+        crate::linefast::print(cfg, &hay.path, data, &offsets, m, printer.get_mut()).map(
+            |has_match| SearchResult {
+                has_match,
+                stats: None,
+            },
+        )
+    } else {
+        srch.set_binary_detection(binary_detection(cfg, true));
+        let m = OffsetMatcher::new(&plan.matcher, data, &offsets);
+        printer.search(&mut srch, m, &hay.path, Input::Slice(data))
+    };
+    if map.faulted() {
+        crate::err_message!("{}: {}", hay.path.display(), crate::guard::shrank_error());
+    }
+    let result = match result {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(false),
+        Err(e) => {
+            crate::err_message!("{}: {}", hay.path.display(), e);
+            SearchResult::default()
+        }
+    };
+    if keeps_stats(cfg) {
+        let stats = result.stats.clone().unwrap_or_default();
+        let mut report = vec![
+            "engine: auto (CPU and device sharing one chunk queue)".to_string(),
+            format!(
+                "chunks: {} on the CPU ({} threads), {} on the device",
+                tally.cpu_chunks.load(Ordering::Relaxed),
+                threads.saturating_sub(1).max(1),
+                tally.device_chunks.load(Ordering::Relaxed)
+            ),
+            format!("patterns: {}", plan.describe()),
+        ];
+        report.extend(device_note.into_inner().unwrap());
+        crate::run::finish(cfg, true, Some(&stats), started, printer.get_mut(), &report)?;
+    }
+    Ok(result.has_match)
+}
+
+fn selector(cfg: &Config) -> DeviceSelector {
+    match cfg.opencl_device.as_deref() {
+        Some(s) if !s.trim().is_empty() => DeviceSelector::parse(s),
+        _ => DeviceSelector::Auto,
+    }
+}
+
+/// The line starts of the matching lines that start in chunk `i`.
+fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool) {
+    let a = line_start_at_or_after(data, i * CHUNK);
+    let b = line_start_at_or_after(data, ((i + 1) * CHUNK).min(data.len()));
+    if a >= b {
+        return (Vec::new(), false);
+    }
+    let seg = &data[a..b];
+    let has_nul = memchr::memchr(0, seg).is_some();
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < seg.len() {
+        let Ok(Some(m)) = matcher.find_at(seg, pos) else {
+            break;
+        };
+        if m.start() >= seg.len() {
+            break;
+        }
+        let ls = memchr::memrchr(b'\n', &seg[..m.start()]).map_or(0, |k| k + 1);
+        out.push((a + ls) as u64);
+        match memchr::memchr(b'\n', &seg[m.end().max(m.start())..]) {
+            Some(k) => pos = m.end().max(m.start()) + k + 1,
+            None => break,
+        }
+    }
+    (out, has_nul)
+}
+
+fn line_start_at_or_after(data: &[u8], at: usize) -> usize {
+    if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
+        return at.min(data.len());
+    }
+    memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |k| at + k + 1)
+}
+
+/// Feeds the device chunks claimed from the shared counter.
+struct Feeder<'a> {
+    file: &'a File,
+    size: usize,
+    next: &'a AtomicUsize,
+    overlap: usize,
+}
+
+impl BatchSource for Feeder<'_> {
+    /// (chunk index, offsets below this belong to the chunk, a NUL was read)
+    type Tag = (usize, usize, bool);
+
+    fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, (usize, usize, bool))> {
+        if buf.len() < CHUNK + self.overlap {
+            // Batches too small for a chunk and its overlap: the CPU takes
+            // every chunk.
+            return None;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let from = i * CHUNK;
+        if from >= self.size {
+            return None;
+        }
+        let owned = CHUNK.min(self.size - from);
+        let want = (owned + self.overlap).min(self.size - from);
+        let (n, err, has_nul) =
+            crate::offload::pread_parallel(self.file, &mut buf[..want], from as u64);
+        // A short read means the file shrank: the bytes that were read are
+        // searched, and the host's final pass reports the change.
+        let _ = err;
+        Some((n, (i, owned.min(n), has_nul)))
+    }
+}

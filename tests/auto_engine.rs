@@ -1,0 +1,67 @@
+//! `--engine auto` on inputs that pass its size threshold (lowered with the
+//! test-only `GSEARCH_AUTO_MIN_BYTES`): the hybrid path (CPU threads and a
+//! device sharing one chunk queue) must print exactly what the CPU engine
+//! prints. The device is PoCL here (`GSEARCH_OPENCL_DEVICE=0` lets `auto`
+//! use a CPU-type device); without any OpenCL device the CPU does it all,
+//! which must give the same answers too.
+
+use std::process::Command;
+
+fn corpus() -> tempfile::NamedTempFile {
+    use std::io::Write;
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    let mut x: u64 = 7;
+    let words = [
+        "alpha ",
+        "Needle ",
+        "needle",
+        "\n",
+        "beta gamma ",
+        "NEEDLE\n",
+        "x\n",
+        "\n\n",
+        "é needle ",
+    ];
+    for _ in 0..400_000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        f.write_all(words[(x >> 33) as usize % words.len()].as_bytes())
+            .unwrap();
+    }
+    f.write_all(b"needle at the very end").unwrap();
+    f
+}
+
+fn run(args: &[&str], path: &str, env: &[(&str, &str)]) -> (Vec<u8>, i32) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gsearch"));
+    c.args(args).arg(path);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    (o.stdout, o.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn auto_hybrid_equals_cpu() {
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let auto = [
+        ("GSEARCH_ENGINE", "auto"),
+        ("GSEARCH_AUTO_MIN_BYTES", "1"),
+        ("GSEARCH_OPENCL_DEVICE", "0"),
+    ];
+    let cpu = [("GSEARCH_ENGINE", "cpu")];
+    for args in [
+        &["-n", "needle"][..],
+        &["-c", "-i", "needle"],
+        &["-o", "-b", "-w", "needle"],
+        &["-C1", "NEEDLE"],
+        &["--count-matches", "-e", "alpha", "-e", "gamma"],
+        &["-v", "-c", "needle"],
+        &["-n", "zzz_absent"],
+    ] {
+        assert_eq!(run(args, path, &auto), run(args, path, &cpu), "{args:?}");
+    }
+}
