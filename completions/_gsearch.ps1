@@ -29,6 +29,8 @@ Register-ArgumentCompleter -Native -CommandName 'gsearch' -ScriptBlock {
             [CompletionResult]::new('--max-count', '--max-count', [CompletionResultType]::ParameterName, 'Stop reading a file after NUM matching lines')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'The number of threads to search with (0 picks automatically)')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'The number of threads to search with (0 picks automatically)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Replace every match with TEXT in the output (`$1`, `$name` refer to capture groups)')
+            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace every match with TEXT in the output (`$1`, `$name` refer to capture groups)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Lines of context to show after each match')
             [CompletionResult]::new('--after-context', '--after-context', [CompletionResultType]::ParameterName, 'Lines of context to show after each match')
             [CompletionResult]::new('-B', '-B ', [CompletionResultType]::ParameterName, 'Lines of context to show before each match')

@@ -23,7 +23,7 @@ _gsearch() {
 
     case "${cmd}" in
         gsearch)
-            opts="-e -f -F -i -S -s -w -x -v -m -a -j -n -N -H -I -b -o -A -B -C -0 -c -l -q -g -t -T -L -d -u -h -V --regexp --file --fixed-strings --no-fixed-strings --ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match --max-count --binary --text --mmap --no-mmap --threads --line-number --no-line-number --with-filename --no-filename --heading --no-heading --byte-offset --column --no-column --only-matching --after-context --before-context --context --context-separator --no-context-separator --color --null --vimgrep --json --count --count-matches --include-zero --files-with-matches --files-without-match --quiet --stats --sort --hidden --no-hidden --no-ignore --glob --no-require-git --type --type-not --type-list --follow --no-follow --maxdepth --max-depth --unrestricted --engine --opencl-device --list-devices --verify --sorted --generate --help --version"
+            opts="-e -f -F -i -S -s -w -x -v -m -a -j -n -N -H -I -b -o -r -A -B -C -0 -c -l -q -g -t -T -L -d -u -h -V --regexp --file --fixed-strings --no-fixed-strings --ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match --max-count --binary --text --mmap --no-mmap --threads --line-number --no-line-number --with-filename --no-filename --heading --no-heading --byte-offset --column --no-column --only-matching --replace --after-context --before-context --context --context-separator --no-context-separator --color --null --vimgrep --json --count --count-matches --include-zero --files-with-matches --files-without-match --quiet --stats --sort --hidden --no-hidden --no-ignore --glob --no-require-git --type --type-not --type-list --follow --no-follow --maxdepth --max-depth --unrestricted --engine --opencl-device --list-devices --verify --sorted --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -58,6 +58,14 @@ _gsearch() {
                     return 0
                     ;;
                 -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

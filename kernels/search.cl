@@ -126,15 +126,16 @@ __kernel void lower_bound_binary(const __global KEY_T *hay, uint n,
     if (k >= nkeys)
         return;
     KEY_T key = keys[k];
+    /* Binary lifting: lo counts the elements known to be < key; try to add
+     * each power of two from the highest one <= n down.  Every work-item
+     * runs the same number of steps (floor(log2 n) + 1): no divergence. */
     uint lo = 0;
-    uint len = n;
-    /* halving with selects instead of branches */
-    while (len > 0) {
-        uint half_len = len >> 1;
-        uint mid = lo + half_len;
-        bool below = hay[mid] < key;
-        lo = below ? mid + 1 : lo;
-        len = below ? len - half_len - 1 : half_len;
+    if (n > 0) {
+        for (uint step = 1u << (31 - clz(n)); step > 0; step >>= 1) {
+            uint probe = lo + step;
+            if (probe <= n && hay[probe - 1] < key)
+                lo = probe;
+        }
     }
     out[k] = lo;
 }

@@ -184,6 +184,16 @@ pub struct Cli {
     /// Print only the matched parts of a line, each on its own line.
     #[arg(short = 'o', long, help_heading = "Output")]
     pub only_matching: bool,
+    /// Replace every match with TEXT in the output (`$1`, `$name` refer to
+    /// capture groups).
+    #[arg(
+        short = 'r',
+        long,
+        value_name = "TEXT",
+        allow_hyphen_values = true,
+        help_heading = "Output"
+    )]
+    pub replace: Option<String>,
     /// Lines of context to show after each match.
     #[arg(short = 'A', long, value_name = "NUM", help_heading = "Output")]
     pub after_context: Option<usize>,

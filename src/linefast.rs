@@ -30,6 +30,7 @@ pub fn eligible(cfg: &Config) -> bool {
         && !cfg.byte_offset
         && !cfg.column
         && !cfg.only_matching
+        && cfg.replace.is_none()
         && !cfg.vimgrep
         && !cfg.heading
         && !cfg.invert
@@ -229,7 +230,12 @@ mod tests {
         let mut printer = Printer::new(cfg, termcolor::NoColor::new(Vec::new()));
         let mut searcher = crate::run::searcher(cfg);
         printer
-            .search(&mut searcher, &plan.matcher, Path::new("f"), Input::Slice(data))
+            .search(
+                &mut searcher,
+                &plan.matcher,
+                Path::new("f"),
+                Input::Slice(data),
+            )
             .unwrap();
         printer.get_mut().get_ref().clone()
     }
@@ -239,7 +245,9 @@ mod tests {
         let words: [&[u8]; 6] = [b"foo", b"bar", b"\n", b" ", b"Foo baz", b"\n\n"];
         let mut v = Vec::new();
         for _ in 0..n {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             v.extend_from_slice(words[(x >> 33) as usize % words.len()]);
         }
         v
@@ -272,7 +280,15 @@ mod tests {
                 // Candidates (every occurrence) confirmed here give the same.
                 let cands: Vec<u64> = (0..data.len() as u64).collect();
                 let mut got2 = Vec::new();
-                print(&cfg, Path::new("f"), &data, &cands, Some(&plan.matcher), &mut got2).unwrap();
+                print(
+                    &cfg,
+                    Path::new("f"),
+                    &data,
+                    &cands,
+                    Some(&plan.matcher),
+                    &mut got2,
+                )
+                .unwrap();
                 assert_eq!(got2, got);
             }
         }

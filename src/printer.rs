@@ -60,6 +60,7 @@ impl<W: WriteColor> Printer<W> {
                     return Printer::Json(
                         JSONBuilder::new()
                             .pretty(false)
+                            .replacement(cfg.replace.clone())
                             .always_begin_end(false)
                             .build(wtr),
                     );
@@ -75,6 +76,7 @@ impl<W: WriteColor> Printer<W> {
                         .path_terminator(terminator)
                         .per_match_one_line(true)
                         .per_match(cfg.vimgrep)
+                        .replacement(cfg.replace.clone())
                         .separator_context(cfg.context_separator.clone())
                         .separator_field_context(b"-".to_vec())
                         .separator_field_match(b":".to_vec())

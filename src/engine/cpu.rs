@@ -8,7 +8,7 @@ use memchr::memmem;
 use super::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
 
 enum Strategy {
-    One(memmem::Finder<'static>),
+    One(Box<memmem::Finder<'static>>),
     Many(AhoCorasick),
     Empty,
 }
@@ -22,7 +22,9 @@ impl CpuLiteralEngine {
     pub fn new(set: &LiteralSet) -> Result<CpuLiteralEngine, EngineError> {
         let strategy = match set.patterns.as_slice() {
             [] => Strategy::Empty,
-            [one] if !set.fold_ascii => Strategy::One(memmem::Finder::new(one).into_owned()),
+            [one] if !set.fold_ascii => {
+                Strategy::One(Box::new(memmem::Finder::new(one).into_owned()))
+            }
             pats => Strategy::Many(
                 AhoCorasickBuilder::new()
                     .match_kind(MatchKind::Standard)

@@ -32,7 +32,10 @@ pub enum DeviceError {
     /// No OpenCL loader or no platform: use the CPU.
     NoOpenCl,
     /// Devices exist but none matches the selector.
-    NoMatch { selector: String, available: Vec<String> },
+    NoMatch {
+        selector: String,
+        available: Vec<String>,
+    },
     /// An OpenCL call failed.
     Cl { what: String, code: i32 },
 }
@@ -60,7 +63,9 @@ impl fmt::Display for DeviceError {
 impl std::error::Error for DeviceError {}
 
 /// Turn an OpenCL error code into a [`DeviceError`] naming the call.
-pub(crate) fn cl_err(what: impl Into<String>) -> impl FnOnce(opencl3::error_codes::ClError) -> DeviceError {
+pub(crate) fn cl_err(
+    what: impl Into<String>,
+) -> impl FnOnce(opencl3::error_codes::ClError) -> DeviceError {
     let what = what.into();
     move |e| DeviceError::Cl { what, code: e.0 }
 }
@@ -126,7 +131,10 @@ fn supports_device_enqueue(dev: &Device) -> bool {
     let major = parts.next().unwrap_or(0);
     match major {
         0 | 1 => false,
-        2 => dev.queue_on_device_max_size().map(|s| s > 0).unwrap_or(false),
+        2 => dev
+            .queue_on_device_max_size()
+            .map(|s| s > 0)
+            .unwrap_or(false),
         _ => {
             const CL_DEVICE_QUEUE_SUPPORTED: u64 = 1;
             dev.device_enqueue_capabilities()
@@ -291,7 +299,9 @@ impl ClDevice {
                         size.min(u32::MAX as usize) as u32,
                     )
                 }
-                .map_err(cl_err("clCreateCommandQueueWithProperties(ON_DEVICE_DEFAULT)"))
+                .map_err(cl_err(
+                    "clCreateCommandQueueWithProperties(ON_DEVICE_DEFAULT)",
+                ))
             })
             .as_ref()
             .map(|_| ())
@@ -332,7 +342,12 @@ mod tests {
     #[test]
     fn selection_rules() {
         let devs = vec![
-            fake(0, "Portable Computing Language", "pthread-Intel(R) Xeon", CL_DEVICE_TYPE_CPU),
+            fake(
+                0,
+                "Portable Computing Language",
+                "pthread-Intel(R) Xeon",
+                CL_DEVICE_TYPE_CPU,
+            ),
             fake(1, "NVIDIA CUDA", "NVIDIA H100", CL_DEVICE_TYPE_GPU),
             fake(2, "Intel(R) OpenCL", "Intel(R) Xeon", CL_DEVICE_TYPE_CPU),
         ];

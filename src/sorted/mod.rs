@@ -50,7 +50,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use search::{DeviceSearch, MAX_LEN, Method};
-use text::{Disorder, Text, cmp_text, lower_bound_offsets, prefix_key, starts_with};
+use text::{Disorder, OffsetSearch, Text, cmp_text, prefix_key, starts_with};
 
 /// Where the search runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -216,13 +216,14 @@ pub fn run_with_report(
         match device_searcher(sel.as_deref()) {
             Ok(ds) => match device_search(&ds, &text, &keys, fold, &mut sink) {
                 Ok(DeviceOutcome::Done { method, timing }) => {
-                    report.engine = format!("opencl:{} on {}", method.name(), ds.device().describe());
+                    report.engine =
+                        format!("opencl:{} on {}", method.name(), ds.device().describe());
                     report.device_ns = Some(timing.device_ns);
                     done = true;
                 }
-                Ok(DeviceOutcome::Failed(msg)) => report
-                    .warnings
-                    .push(format!("device search failed ({msg}); searching on the CPU")),
+                Ok(DeviceOutcome::Failed(msg)) => report.warnings.push(format!(
+                    "device search failed ({msg}); searching on the CPU"
+                )),
                 Err(DeviceSearchError::Disorder(d)) => return Err(not_sorted(d)),
                 Err(DeviceSearchError::Output(e)) => return Err(SortedError::Output(e)),
             },
@@ -321,15 +322,16 @@ enum CpuError {
 
 /// The CPU engine: binary search over byte offsets per key (keys sorted, so
 /// each search starts where the previous one ended), then a scan.
-fn cpu_search(text: &Text<'_>, keys: &[&[u8]], fold: bool, sink: &mut Sink<'_>) -> Result<(), CpuError> {
-    let mut lo = 0usize;
-    let mut below: Option<usize> = None;
+fn cpu_search(
+    text: &Text<'_>,
+    keys: &[&[u8]],
+    fold: bool,
+    sink: &mut Sink<'_>,
+) -> Result<(), CpuError> {
+    let mut search = OffsetSearch::new(*text, fold);
     let mut printed_until = 0usize;
     for &key in keys {
-        let (lb, b) =
-            lower_bound_offsets(text, key, fold, lo, below).map_err(CpuError::Disorder)?;
-        lo = lb;
-        below = b;
+        let lb = search.lower_bound(key).map_err(CpuError::Disorder)?;
         // Lines in [lb, printed_until) matched an earlier key (a prefix of
         // this one) and were printed already.
         let mut pos = lb.max(printed_until);
@@ -351,6 +353,7 @@ fn cpu_search(text: &Text<'_>, keys: &[&[u8]], fold: bool, sink: &mut Sink<'_>) 
             prev = Some(pos);
             pos = next;
         }
+        search.scanned_to(pos).map_err(CpuError::Disorder)?;
         printed_until = printed_until.max(pos);
     }
     Ok(())
@@ -450,7 +453,11 @@ fn device_search(
         bytes.len()
     };
     let line = |i: usize| -> &[u8] {
-        let end = if i + 1 < n { starts[i + 1] - 1 } else { content_end };
+        let end = if i + 1 < n {
+            starts[i + 1] - 1
+        } else {
+            content_end
+        };
         &bytes[starts[i]..end]
     };
     let pfx: Vec<u64> = (0..n).map(|i| prefix_key(line(i), fold)).collect();

@@ -161,7 +161,12 @@ pub struct DeviceSearch<T: SearchKey> {
 }
 
 fn build_program(dev: &ClDevice, sources: &[&str], options: &str) -> Result<Program, String> {
-    let mut program = Program::create_from_sources(&dev.context, sources)
+    // One string: cl3 0.13's create_program_with_source passes a `&[&str]`
+    // as if it were an array of C pointers (each &str is pointer + length),
+    // so with two or more sources the driver reads a length as a pointer
+    // (SIGSEGV in Intel's runtime).
+    let source = sources.join("\n");
+    let mut program = Program::create_from_source(&dev.context, &source)
         .map_err(|e| format!("clCreateProgramWithSource: {e}"))?;
     if let Err(e) = program.build(&[dev.info.id], options) {
         let log = program.get_build_log(dev.info.id).unwrap_or_default();
@@ -179,12 +184,11 @@ impl<T: SearchKey> DeviceSearch<T> {
     /// Build the OpenCL 1.2 kernels for `dev`.
     pub fn new(dev: Arc<ClDevice>) -> Result<Self, DeviceError> {
         let options = format!("-DKEY_T={}", T::CL_TYPE);
-        let program = build_program(&dev, &[SEARCH_CL], &options).map_err(|log| {
-            DeviceError::Cl {
+        let program =
+            build_program(&dev, &[SEARCH_CL], &options).map_err(|log| DeviceError::Cl {
                 what: format!("building search.cl: {log}"),
                 code: -11,
-            }
-        })?;
+            })?;
         Ok(DeviceSearch {
             dev,
             program,
@@ -243,21 +247,18 @@ impl<T: SearchKey> DeviceSearch<T> {
 
     /// The method for a one-shot search of `nkeys` keys in `n` elements:
     /// `GSEARCH_SORTED_METHOD` (a [`Method::name`]) if set and supported;
-    /// otherwise binary search, except on GPUs when there are many more keys
-    /// than elements, where the Eytzinger build is paid back.
-    pub fn pick(&self, n: usize, nkeys: usize) -> Method {
-        if let Some(m) = std::env::var("GSEARCH_SORTED_METHOD")
+    /// otherwise binary search. Measured with gsearch-bench-sorted on an
+    /// H200 (2^25 - 1 i32, every element looked up): binary 506 µs,
+    /// Eytzinger 694 µs + 210 µs to build the layout, N-ary 3.8 ms (one
+    /// launch, N=2) to 44 ms (host passes, N=32); on PoCL and Intel's CPU
+    /// runtime binary or Eytzinger lead too. So binary everywhere until a
+    /// device shows otherwise.
+    pub fn pick(&self, _n: usize, _nkeys: usize) -> Method {
+        std::env::var("GSEARCH_SORTED_METHOD")
             .ok()
             .and_then(|s| Method::parse(&s))
             .filter(|m| self.supports(*m))
-        {
-            return m;
-        }
-        if self.dev.info.kind() == "gpu" && nkeys >= 4 * n.max(1) {
-            Method::Eytzinger
-        } else {
-            Method::Binary
-        }
+            .unwrap_or(Method::Binary)
     }
 
     /// A device buffer holding a copy of `data` (at least one element, as
@@ -353,8 +354,8 @@ impl<T: SearchKey> DeviceSearch<T> {
     }
 
     fn check_sizes(n: usize, nkeys: usize, segs: u32) -> Result<(), DeviceError> {
-        let too_big = n > MAX_LEN
-            || (nkeys as u64).saturating_mul(segs.max(1) as u64) >= u32::MAX as u64;
+        let too_big =
+            n > MAX_LEN || (nkeys as u64).saturating_mul(segs.max(1) as u64) >= u32::MAX as u64;
         if too_big {
             return Err(DeviceError::Cl {
                 what: format!("search of {nkeys} keys in {n} elements exceeds the kernels' limits"),
@@ -499,7 +500,10 @@ impl<T: SearchKey> DeviceSearch<T> {
         let mut hi_a = self.alloc::<u32>(nkeys)?;
         let lo_b = self.alloc::<u32>(nkeys)?;
         let hi_b = self.alloc::<u32>(nkeys)?;
-        let mut events = vec![self.fill(out, 0, nkeys)?, self.fill(&mut hi_a, n as u32, nkeys)?];
+        let mut events = vec![
+            self.fill(out, 0, nkeys)?,
+            self.fill(&mut hi_a, n as u32, nkeys)?,
+        ];
         let k = self.kernel(&self.program, "nary_pass")?;
         let local = self.local_size(&k);
         let passes = nary_passes(n, segs);
@@ -625,7 +629,7 @@ impl<T: SearchKey> DeviceSearch<T> {
             self.fill(&mut status, 0, 1)?,
         ];
         // SAFETY: argument types match nary_enqueue(const global KEY_T*,
-        // uint, const global KEY_T*, uint, 4x global uint*, uint, uint, uint,
+        // uint, const global KEY_T*, uint, 4x global uint*, uint, uint,
         // global int*); the buffers outlive the final wait, which covers
         // the device-enqueued children too.
         unsafe {
@@ -638,12 +642,10 @@ impl<T: SearchKey> DeviceSearch<T> {
             k.set_arg(6, &lo_b.get()).map_err(cl_err("arg"))?;
             k.set_arg(7, &hi_b.get()).map_err(cl_err("arg"))?;
             k.set_arg(8, &segs).map_err(cl_err("arg"))?;
-            k.set_arg(9, &0u32).map_err(cl_err("arg"))?;
-            k.set_arg(10, &passes).map_err(cl_err("arg"))?;
-            k.set_arg(11, &status.get()).map_err(cl_err("arg"))?;
+            k.set_arg(9, &passes).map_err(cl_err("arg"))?;
+            k.set_arg(10, &status.get()).map_err(cl_err("arg"))?;
         }
-        let local = self.local_size(&k);
-        events.push(self.launch(&k, nkeys * segs as usize, local, "nary_enqueue")?);
+        events.push(self.launch(&k, 1, 1, "nary_enqueue")?);
         let timing = Timing::from_events(&events)?;
         self.dev.queue.finish().map_err(cl_err("clFinish"))?;
         let st = self.download(&status, 1)?[0];
@@ -816,7 +818,10 @@ mod tests {
         ] {
             assert_eq!(Method::parse(&m.name()), Some(m));
         }
-        assert_eq!(Method::parse("nary-host"), Some(Method::NaryHost { segs: 8 }));
+        assert_eq!(
+            Method::parse("nary-host"),
+            Some(Method::NaryHost { segs: 8 })
+        );
         assert_eq!(Method::parse("nary-host:1"), None);
         assert_eq!(Method::parse("bogus"), None);
     }

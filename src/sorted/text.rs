@@ -111,56 +111,102 @@ pub struct Disorder {
     pub second: usize,
 }
 
-/// Lower bound of `key` over the line starts in `[lo, len]`, by binary
-/// search on byte offsets. `lo` must be a line start such that every line
-/// before it sorts below `key`; `below` is the line just before `lo`, if
-/// known (for the order check). Every probed line is checked against the
-/// lines that bracket it; a violation is returned as [`Disorder`].
+/// Binary search over byte offsets for a sequence of keys given in
+/// non-decreasing order (each search starts where the previous ended).
 ///
-/// Returns the offset of the first line that sorts `>= key` (the file
-/// length if none) and the line start of the last probed line below it.
-pub fn lower_bound_offsets(
-    text: &Text<'_>,
-    key: &[u8],
+/// Order check: every line the search reads is compared with the nearest
+/// lines already read before and after it in the file (the lower bracket
+/// `lo_line`, and the stack `above` of lines read beyond `lo`), so the set
+/// of lines read, across all keys, is verified to be in order. A violation
+/// is returned as [`Disorder`].
+pub struct OffsetSearch<'t> {
+    text: Text<'t>,
     fold: bool,
+    /// Every line before `lo` sorts below the current key.
     lo: usize,
-    below: Option<usize>,
-) -> Result<(usize, Option<usize>), Disorder> {
-    let mut lo = lo;
-    let mut hi = text.len();
-    // Offsets of the bracketing lines read so far: all lines at `lo_line`
-    // and before sort below the key; `hi_line` sorts at or above it.
-    let mut lo_line = below;
-    let mut hi_line: Option<usize> = None;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let s = text.line_start_back(mid, lo);
-        let (line, next) = text.line_at(s);
-        if let Some(l) = lo_line {
-            if cmp_text(text.line_at(l).0, line, fold) == Ordering::Greater {
-                return Err(Disorder {
-                    first: l,
-                    second: s,
-                });
-            }
-        }
-        if let Some(h) = hi_line {
-            if cmp_text(line, text.line_at(h).0, fold) == Ordering::Greater {
-                return Err(Disorder {
-                    first: s,
-                    second: h,
-                });
-            }
-        }
-        if cmp_text(line, key, fold) == Ordering::Less {
-            lo = next;
-            lo_line = Some(s);
-        } else {
-            hi = s;
-            hi_line = Some(s);
+    /// The last line read below `lo` (the lower bracket).
+    lo_line: Option<usize>,
+    /// Line starts read at offsets >= `lo`, strictly decreasing from bottom
+    /// to top (the top is the nearest to `lo`), verified in order.
+    above: Vec<usize>,
+}
+
+impl<'t> OffsetSearch<'t> {
+    pub fn new(text: Text<'t>, fold: bool) -> Self {
+        OffsetSearch {
+            text,
+            fold,
+            lo: 0,
+            lo_line: None,
+            above: Vec::new(),
         }
     }
-    Ok((lo, lo_line))
+
+    /// Error unless the line at `a` sorts at or below the line at `b`
+    /// (`a` < `b` in the file).
+    fn check(&self, a: usize, b: usize) -> Result<(), Disorder> {
+        let (la, lb) = (self.text.line_at(a).0, self.text.line_at(b).0);
+        if cmp_text(la, lb, self.fold) == Ordering::Greater {
+            return Err(Disorder {
+                first: a,
+                second: b,
+            });
+        }
+        Ok(())
+    }
+
+    /// Offset of the first line that sorts `>= key` (the file length if
+    /// none). Keys must come in non-decreasing order.
+    pub fn lower_bound(&mut self, key: &[u8]) -> Result<usize, Disorder> {
+        let text = self.text;
+        // Lines read for earlier keys that sort below this key move the
+        // lower bracket up.
+        while let Some(&top) = self.above.last() {
+            let (line, next) = text.line_at(top);
+            if cmp_text(line, key, self.fold) != Ordering::Less {
+                break;
+            }
+            self.above.pop();
+            self.lo = next;
+            self.lo_line = Some(top);
+        }
+        let mut hi = self.above.last().copied().unwrap_or(text.len());
+        while self.lo < hi {
+            let mid = self.lo + (hi - self.lo) / 2;
+            let s = text.line_start_back(mid, self.lo);
+            if let Some(l) = self.lo_line {
+                self.check(l, s)?;
+            }
+            if let Some(&h) = self.above.last() {
+                self.check(s, h)?;
+            }
+            let (line, next) = text.line_at(s);
+            if cmp_text(line, key, self.fold) == Ordering::Less {
+                self.lo = next;
+                self.lo_line = Some(s);
+            } else {
+                hi = s;
+                self.above.push(s);
+            }
+        }
+        Ok(self.lo)
+    }
+
+    /// Tell the search that the caller read every line from the last
+    /// answer up to the line starting at `pos` (each checked against the
+    /// one before it), so that `pos` joins the lines read.
+    pub fn scanned_to(&mut self, pos: usize) -> Result<(), Disorder> {
+        while self.above.last().is_some_and(|&t| t <= pos) {
+            self.above.pop();
+        }
+        if pos < self.text.len() {
+            if let Some(&top) = self.above.last() {
+                self.check(pos, top)?;
+            }
+            self.above.push(pos);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -183,8 +229,18 @@ mod tests {
     #[test]
     fn prefix_keys_are_monotone() {
         let mut words: Vec<&[u8]> = vec![
-            b"", b"a", b"a\0", b"a\0\0", b"ab", b"abcdefgh", b"abcdefgh\0", b"abcdefghi",
-            b"abcdefgz", b"b", b"\xff", b"\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+            b"",
+            b"a",
+            b"a\0",
+            b"a\0\0",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefgh\0",
+            b"abcdefghi",
+            b"abcdefgz",
+            b"b",
+            b"\xff",
+            b"\xff\xff\xff\xff\xff\xff\xff\xff\xff",
         ];
         words.sort();
         for w in words.windows(2) {
@@ -193,17 +249,28 @@ mod tests {
         assert_eq!(prefix_key(b"abc", true), prefix_key(b"ABC", false));
     }
 
+    fn lb(data: &[u8], key: &[u8]) -> usize {
+        OffsetSearch::new(Text::new(data), false)
+            .lower_bound(key)
+            .unwrap()
+    }
+
     #[test]
     fn offsets_search() {
         let data = b"a\nb\nb\nc\nd";
-        let t = Text::new(data);
-        assert_eq!(lower_bound_offsets(&t, b"b", false, 0, None).unwrap().0, 2);
-        assert_eq!(lower_bound_offsets(&t, b"", false, 0, None).unwrap().0, 0);
-        assert_eq!(lower_bound_offsets(&t, b"bb", false, 0, None).unwrap().0, 6);
-        assert_eq!(lower_bound_offsets(&t, b"d", false, 0, None).unwrap().0, 8);
-        assert_eq!(lower_bound_offsets(&t, b"e", false, 0, None).unwrap().0, 9);
-        let empty = Text::new(b"");
-        assert_eq!(lower_bound_offsets(&empty, b"x", false, 0, None).unwrap().0, 0);
-        assert_eq!(t.line_number(6), 4);
+        assert_eq!(lb(data, b"b"), 2);
+        assert_eq!(lb(data, b""), 0);
+        assert_eq!(lb(data, b"bb"), 6);
+        assert_eq!(lb(data, b"d"), 8);
+        assert_eq!(lb(data, b"e"), 9);
+        assert_eq!(lb(b"", b"x"), 0);
+        assert_eq!(Text::new(data).line_number(6), 4);
+        // successive keys reuse what was read
+        let mut s = OffsetSearch::new(Text::new(data), false);
+        let got: Vec<usize> = [&b"a"[..], b"b", b"c", b"cc", b"z"]
+            .iter()
+            .map(|k| s.lower_bound(k).unwrap())
+            .collect();
+        assert_eq!(got, vec![0, 2, 6, 8, 9]);
     }
 }
