@@ -2,23 +2,28 @@
  * literal_3phase.cl -- load-balanced search for ONE literal (OpenCL C 1.2),
  * after the three-phase scheme of AMD's StringSearch sample.
  *
- * A work-group owns a block of start positions and walks it WG positions at
- * a time (work-item lid tests base + lid, so reads are coalesced):
- *   phase 1  keep positions whose 2 anchor bytes (pat[a], pat[a+1], the
- *            pair the host estimates to be rarest) match; push them on a
- *            local queue q1;
+ * A work-group owns a block of start positions and walks it 16 * WG
+ * positions at a time:
+ *   phase 1  each work-item takes 16 consecutive positions: ONE aligned
+ *            16-byte load (plus the byte after it) and two vector compares
+ *            find the positions whose 2 anchor bytes (pat[a], pat[a+1], the
+ *            pair the host estimates to be rarest) match; they are pushed
+ *            on a local queue q1;
  *   phase 2  once q1 holds >= WG candidates (enough for every work-item) or
  *            the block ends: each work-item takes candidates from q1 and
- *            compares the first min(m, 16) bytes with ONE vload16 and a
+ *            compares the first min(m, 16) bytes with one vload16 and a
  *            masked vector compare; survivors go to q2 (m > 16) or straight
  *            to the result list (m <= 16: nothing is left to compare);
  *   phase 3  once q2 holds >= WG candidates or the block ends: compare bytes
  *            16..m-1 in 16-byte vector steps; matches go to the result list.
  * Because work is taken from queues, every work-item has a candidate to
  * check in phases 2 and 3 and the group diverges little, whatever the
- * density of partial matches.
+ * density of partial matches. Queues are bounded: a candidate that finds
+ * its queue full is finished in place by the work-item that found it (only
+ * text where nearly every position is a candidate gets there).
  * The result list lives in local memory and is flushed to `out` with ONE
- * global atomic_add per flush (normally once per group, at the end).
+ * global atomic_add per flush (normally once per group, at the end); a
+ * match that finds the list full is written with its own global atomic.
  * A pattern of length 1 works too: phase 1 then tests one byte.
  *
  * Kernels (same arguments):
@@ -43,15 +48,16 @@
  *
  * NDRange: 1-D, local size WG (a build option, -D WG=...; the kernel
  * requires it), global size = ceil((n - m + 1) / block) * WG.
- * Local memory: (2 + 3 + 4) * WG + 4 uints.
+ * Local memory: (4 + 5 + 2) * WG + 4 uints (11 KiB at WG = 256).
+ * The text buffer must be 16-byte aligned (any clCreateBuffer buffer is).
  */
 
 #ifndef WG
 #define WG 256
 #endif
-#define Q1CAP (2 * WG)
-#define Q2CAP (3 * WG)
-#define RCAP (4 * WG)
+#define Q1CAP (4 * WG)
+#define Q2CAP (5 * WG)
+#define RCAP (2 * WG)
 
 uchar fold_byte(uchar c)
 {
@@ -78,10 +84,30 @@ int eq16(__global const uchar *t, __global const uchar *p, uint len, int fold)
     return all((tv == vload16(0, p)) | tail_mask(len));
 }
 
-void push_local(__local uint *q, __local uint *qn, uint v)
+/* Bytes from..m-1 of the pattern occur at q (16 at a time). */
+int rest_matches(__global const uchar *text, uint q, __global const uchar *pat,
+                 uint m, uint from, int fold)
 {
-    uint k = atomic_inc(qn);
-    q[k] = v;
+    for (uint k = from; k < m; k += 16) {
+        if (!eq16(text + q + k, pat + k, m - k, fold))
+            return 0;
+    }
+    return 1;
+}
+
+/* A match at q: into the local result list, or straight to the output
+ * (one global atomic) when the list is full. */
+void push_result(__local uint *res, __local uint *ctr, __global uint *out,
+                 uint cap, __global uint *count, uint q)
+{
+    uint k = atomic_inc(&ctr[2]);
+    if (k < RCAP) {
+        res[k] = q;
+    } else {
+        uint g = atomic_inc(count);
+        if (g < cap)
+            out[g] = q;
+    }
 }
 
 void three_phase(__global const uchar *text, uint n,
@@ -90,13 +116,19 @@ void three_phase(__global const uchar *text, uint n,
                  __local uint *q1, __local uint *q2, __local uint *res,
                  __local uint *ctr)
 {
-    /* ctr[0] = q1 size, ctr[1] = q2 size, ctr[2] = results, ctr[3] = flush base */
+    /* ctr[0] = q1 size, ctr[1] = q2 size, ctr[2] = results, ctr[3] = flush
+     * base. A size may run past its queue's capacity: the entries past it
+     * were handled in place (see below), so min(size, CAP) are queued. */
     const uint lid = (uint)get_local_id(0);
     const uint npos = (n >= m) ? n - m + 1 : 0;
     const uint start = (uint)get_group_id(0) * block;
     const uint end = min(start + block, npos);
     const uchar a0 = pat[anchor];
     const uchar a1 = pat[anchor + (m > 1 ? 1 : 0)];
+    /* phase 1 works on anchor bytes b = p + anchor, p in [start, end) */
+    const uint bstart = start + anchor;
+    const uint bend = end + anchor;
+    const char16 one_byte = (m > 1) ? (char16)0 : (char16)(-1);
 
     if (lid == 0) {
         ctr[0] = 0;
@@ -108,37 +140,55 @@ void three_phase(__global const uchar *text, uint n,
     if (start >= end) /* the same for the whole group */
         return;
 
-    for (uint base = start; base < end; base += WG) {
-        const int last = (base + WG >= end);
-        const uint p = base + lid;
+    for (uint base = bstart & ~15u; base < bend; base += 16 * WG) {
+        const int last = (base + 16 * WG >= bend);
+        const uint c = base + 16 * lid;
 
-        /* phase 1: two anchor bytes */
-        if (p < end) {
-            uchar c0 = text[p + anchor];
-            if (fold)
-                c0 = fold_byte(c0);
-            int ok = (c0 == a0);
-            if (ok && m > 1) {
-                uchar c1 = text[p + anchor + 1];
-                if (fold)
-                    c1 = fold_byte(c1);
-                ok = (c1 == a1);
+        /* phase 1: the anchor pair at 16 consecutive positions, from one
+         * aligned 16-byte load (c is a multiple of 16 and buffers are
+         * aligned) plus the byte after it */
+        if (c < bend) {
+            uchar16 v = as_uchar16(*(__global const uint4 *)(text + c));
+            uchar nx = text[c + 16];
+            if (fold) {
+                v = fold16(v);
+                nx = fold_byte(nx);
             }
-            if (ok)
-                push_local(q1, &ctr[0], p);
+            const uchar16 v1 = (uchar16)(v.s1234, v.s5678, v.s9abc, v.sdef, nx);
+            const char16 hit = (v == (uchar16)a0) & ((v1 == (uchar16)a1) | one_byte);
+            if (any(hit)) {
+                char h[16];
+                vstore16(hit, 0, h);
+                for (uint k = 0; k < 16; k++) {
+                    const uint b = c + k;
+                    if (h[k] && b >= bstart && b < bend) {
+                        const uint p = b - anchor;
+                        const uint slot = atomic_inc(&ctr[0]);
+                        if (slot < Q1CAP)
+                            q1[slot] = p;
+                        else if (eq16(text + p, pat, m, fold) && rest_matches(text, p, pat, m, 16, fold))
+                            push_result(res, ctr, out, cap, count, p); /* queue full: in place */
+                    }
+                }
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        const uint n1 = ctr[0];
+        const uint n1 = min(ctr[0], (uint)Q1CAP);
         if (n1 >= WG || last) {
             /* phase 2: first min(m, 16) bytes, one vector compare */
             for (uint j = lid; j < n1; j += WG) {
                 const uint q = q1[j];
                 if (eq16(text + q, pat, m, fold)) {
-                    if (m <= 16)
-                        push_local(res, &ctr[2], q);
-                    else
-                        push_local(q2, &ctr[1], q);
+                    if (m <= 16) {
+                        push_result(res, ctr, out, cap, count, q);
+                    } else {
+                        const uint slot = atomic_inc(&ctr[1]);
+                        if (slot < Q2CAP)
+                            q2[slot] = q;
+                        else if (rest_matches(text, q, pat, m, 16, fold))
+                            push_result(res, ctr, out, cap, count, q);
+                    }
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -146,24 +196,21 @@ void three_phase(__global const uchar *text, uint n,
                 ctr[0] = 0;
 
             /* phase 3: the rest, 16 bytes at a time */
-            const uint n2 = ctr[1];
+            const uint n2 = min(ctr[1], (uint)Q2CAP);
             if (n2 >= WG || (last && n2 > 0)) {
                 for (uint j = lid; j < n2; j += WG) {
                     const uint q = q2[j];
-                    int ok = 1;
-                    for (uint k = 16; ok && k < m; k += 16)
-                        ok = eq16(text + q + k, pat + k, m - k, fold);
-                    if (ok)
-                        push_local(res, &ctr[2], q);
+                    if (rest_matches(text, q, pat, m, 16, fold))
+                        push_result(res, ctr, out, cap, count, q);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (lid == 0)
                     ctr[1] = 0;
             }
 
-            /* flush the result list when another round could overflow it */
-            const uint nr = ctr[2];
-            if (nr > 0 && (nr > RCAP - Q2CAP || last)) {
+            /* flush the local results with one global atomic */
+            const uint nr = min(ctr[2], (uint)RCAP);
+            if (nr > 0 && (nr >= WG || last)) {
                 if (lid == 0)
                     ctr[3] = atomic_add(count, nr);
                 barrier(CLK_LOCAL_MEM_FENCE);

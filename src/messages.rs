@@ -23,7 +23,11 @@ pub fn eprint_locked(args: std::fmt::Arguments<'_>) {
     let stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     if let Err(err) = writeln!(stderr, "gsearch: {args}") {
-        let code = if err.kind() == std::io::ErrorKind::BrokenPipe { 0 } else { 2 };
+        let code = if err.kind() == std::io::ErrorKind::BrokenPipe {
+            0
+        } else {
+            2
+        };
         std::process::exit(code);
     }
     drop(stdout);

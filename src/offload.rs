@@ -420,6 +420,9 @@ struct Finisher<'a> {
     stop: bool,
     big: BigOffsets,
     verify_failed: bool,
+    /// Bytes printed so far (ripgrep's closed-pipe exit status depends on
+    /// whether its output buffer was ever flushed).
+    written: u64,
 }
 
 impl<'a> Finisher<'a> {
@@ -437,6 +440,7 @@ impl<'a> Finisher<'a> {
             stop: false,
             big: BigOffsets::default(),
             verify_failed: false,
+            written: 0,
         }
     }
 
@@ -642,13 +646,21 @@ impl<'a> Finisher<'a> {
             }
             Err(e) => err_message!("{}: {}", hay.path.display(), e),
         }
+        let len = self.printer.get_mut().as_slice().len() as u64;
         match self.bufwtr.print(self.printer.get_mut()) {
-            Ok(()) => self.matched |= has_match,
+            Ok(()) => {
+                self.matched |= has_match;
+                self.written += len;
+            }
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 // ripgrep's single-threaded search writes as it searches and
                 // so does not count a file whose output hit a closed pipe;
                 // its parallel search prints whole buffers after counting.
-                if self.cfg.threads != 1 {
+                // Its stdout is block-buffered (8 KiB) when not a terminal:
+                // output that fits there only fails at the final flush,
+                // after the file was counted.
+                let buffered = !self.cfg.is_terminal_stdout && self.written + len <= 8192;
+                if self.cfg.threads != 1 || buffered {
                     self.matched |= has_match;
                 }
                 self.stop = true;

@@ -98,7 +98,10 @@ impl LiteralSet {
     /// dropping duplicates (they cannot change which lines match).
     pub fn new(patterns: Vec<Vec<u8>>, fold_ascii: bool) -> LiteralSet {
         let mut patterns: Vec<Vec<u8>> = if fold_ascii {
-            patterns.into_iter().map(|p| p.to_ascii_lowercase()).collect()
+            patterns
+                .into_iter()
+                .map(|p| p.to_ascii_lowercase())
+                .collect()
         } else {
             patterns
         };

@@ -49,7 +49,9 @@ impl Hash128 {
     pub fn update(&mut self, bytes: &[u8]) -> &mut Self {
         for &x in bytes {
             self.a = (self.a ^ x as u64).wrapping_mul(Self::PRIME);
-            self.b = (self.b ^ x as u64).wrapping_mul(Self::PRIME).rotate_left(23);
+            self.b = (self.b ^ x as u64)
+                .wrapping_mul(Self::PRIME)
+                .rotate_left(23);
         }
         self
     }
@@ -144,7 +146,9 @@ impl ProgramCache {
 
     /// The file an entry lives in.
     pub fn path(&self, key: &[u8; 16]) -> Option<PathBuf> {
-        self.dir.as_ref().map(|d| d.join(format!("{}.bin", hex(key))))
+        self.dir
+            .as_ref()
+            .map(|d| d.join(format!("{}.bin", hex(key))))
     }
 
     /// The cached binary for `key`, if an intact entry exists.

@@ -135,7 +135,10 @@ fn device_info(index: usize, platform: &str, platform_version: &str, d: Device) 
     let device_enqueue = match major {
         0 | 1 => false,
         2 => d.queue_on_device_max_size().map(|s| s > 0).unwrap_or(false),
-        _ => d.device_enqueue_capabilities().map(|c| c != 0).unwrap_or(false),
+        _ => d
+            .device_enqueue_capabilities()
+            .map(|c| c != 0)
+            .unwrap_or(false),
     };
     DeviceInfo {
         index,

@@ -314,13 +314,12 @@ impl OpenClEngine {
             .patterns
             .iter()
             .map(|p| {
-                let one = CpuLiteralEngine::new(&LiteralSet {
+                CpuLiteralEngine::new(&LiteralSet {
                     patterns: vec![p.clone()],
                     fold_ascii: self.fold,
                 })
                 .map(|e| e.find_all(data).len() as u64)
-                .unwrap_or(0);
-                one
+                .unwrap_or(0)
             })
             .collect())
     }
@@ -413,15 +412,18 @@ impl BatchEngine for OpenClEngine {
             step: cap - (self.max_len - 1),
         };
         let mut offsets = Vec::new();
-        self.stream(&mut src, &mut |(start, owned): ChunkTag, _bytes, m: MatchSet| {
-            offsets.extend(
-                m.offsets
-                    .into_iter()
-                    .take_while(|&o| (o as usize) < owned)
-                    .map(|o| o + start as u64),
-            );
-            true
-        });
+        self.stream(
+            &mut src,
+            &mut |(start, owned): ChunkTag, _bytes, m: MatchSet| {
+                offsets.extend(
+                    m.offsets
+                        .into_iter()
+                        .take_while(|&o| (o as usize) < owned)
+                        .map(|o| o + start as u64),
+                );
+                true
+            },
+        );
         Ok(MatchSet { offsets })
     }
 }

@@ -6,6 +6,7 @@
 
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
@@ -83,7 +84,7 @@ pub(crate) struct InFlight {
 
 pub(crate) struct Gpu {
     pub info: DeviceInfo,
-    context: Context,
+    context: Arc<Context>,
     write_q: CommandQueue,
     exec_q: CommandQueue,
     _program: Program,
@@ -102,6 +103,25 @@ pub(crate) struct GpuConfig<'a> {
     pub work_group: Option<usize>,
     pub iters: usize,
     pub fault: Option<Fault>,
+}
+
+/// One context per device for the whole process (creating one costs about
+/// 0.36 s on an H100; engines, tests and benchmarks share it). Contexts are
+/// never released: the process ends first.
+fn shared_context(info: &DeviceInfo) -> Result<Arc<Context>, ClError> {
+    type Table = Mutex<Vec<(usize, Arc<Context>)>>;
+    static CONTEXTS: OnceLock<Table> = OnceLock::new();
+    let key = info.device.id() as usize;
+    let mut v = CONTEXTS
+        .get_or_init(|| Mutex::new(Vec::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, c)) = v.iter().find(|(k, _)| *k == key) {
+        return Ok(Arc::clone(c));
+    }
+    let c = Arc::new(Context::from_device(&info.device)?);
+    v.push((key, Arc::clone(&c)));
+    Ok(c)
 }
 
 fn make_queue(ctx: &Context) -> Result<CommandQueue, ClError> {
@@ -136,13 +156,18 @@ impl Gpu {
         cfg: &GpuConfig<'_>,
     ) -> Result<Gpu, String> {
         let t0 = Instant::now();
-        let context = Context::from_device(&info.device).map_err(cl("creating the context"))?;
+        let context = shared_context(info).map_err(cl("creating the context"))?;
         let write_q = make_queue(&context).map_err(cl("creating a command queue"))?;
         let exec_q = make_queue(&context).map_err(cl("creating a command queue"))?;
         let t_ctx = t0.elapsed();
 
         let t1 = Instant::now();
-        let mut wg = prev_pow2(cfg.work_group.unwrap_or(256).min(info.max_work_group).max(1));
+        let mut wg = prev_pow2(
+            cfg.work_group
+                .unwrap_or(256)
+                .min(info.max_work_group)
+                .max(1),
+        );
         let inject = Fault::hits_any_batch(cfg.fault, FaultKind::Build);
         let (built, kernel, count_kernel) = loop {
             let options = format!("-cl-std=CL1.2 -D WG={wg}");
@@ -160,17 +185,19 @@ impl Gpu {
             let allowed = kernel
                 .get_work_group_size(info.device.id())
                 .unwrap_or(wg)
-                .min(count_kernel
-                    .as_ref()
-                    .and_then(|k| k.get_work_group_size(info.device.id()).ok())
-                    .unwrap_or(wg));
+                .min(
+                    count_kernel
+                        .as_ref()
+                        .and_then(|k| k.get_work_group_size(info.device.id()).ok())
+                        .unwrap_or(wg),
+                );
             if allowed >= wg || wg == 1 {
                 break (built, kernel, count_kernel);
             }
             wg = prev_pow2(allowed);
         };
-        let args = PatternArgs::new(&context, kind, pats, fold)
-            .map_err(cl("uploading the patterns"))?;
+        let args =
+            PatternArgs::new(&context, kind, pats, fold).map_err(cl("uploading the patterns"))?;
         let init = InitStats {
             context: t_ctx,
             build: t1.elapsed(),
@@ -376,8 +403,12 @@ impl Gpu {
                     .map_err(cl("enqueueing the read-back"))?,
             )
         };
-        self.write_q.flush().map_err(cl("flushing the write queue"))?;
-        self.exec_q.flush().map_err(cl("flushing the kernel queue"))?;
+        self.write_q
+            .flush()
+            .map_err(cl("flushing the write queue"))?;
+        self.exec_q
+            .flush()
+            .map_err(cl("flushing the kernel queue"))?;
         Ok(InFlight {
             write,
             kernel,
@@ -404,8 +435,9 @@ impl Gpu {
         f.head_read.wait().map_err(cl("waiting for the results"))?;
         st.wait += t.elapsed();
         if Fault::hits(fault, FaultKind::Lost, batch_no) {
-            return Err("reading results failed: device lost (injected fault GSEARCH_FAULT=lost)"
-                .into());
+            return Err(
+                "reading results failed: device lost (injected fault GSEARCH_FAULT=lost)".into(),
+            );
         }
         st.host_to_device += span(&f.write);
         if let Some(k) = &f.kernel {
@@ -424,13 +456,7 @@ impl Gpu {
             // SAFETY: blocking read into a live vector of the right length.
             unsafe {
                 self.exec_q
-                    .enqueue_read_buffer(
-                        &s.out,
-                        CL_BLOCKING,
-                        f.head_n * 4,
-                        &mut v[f.head_n..],
-                        &[],
-                    )
+                    .enqueue_read_buffer(&s.out, CL_BLOCKING, f.head_n * 4, &mut v[f.head_n..], &[])
                     .map_err(cl("reading the results"))?;
             }
             st.device_to_host += t.elapsed();

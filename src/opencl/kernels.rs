@@ -34,17 +34,26 @@ pub enum KernelKind {
     ThreePhase,
     /// `multi_char16.cl`: 1..=16 patterns of 1..=16 bytes.
     Char16,
+    /// `many_literals.cl`: any set, built for hundreds to hundreds of
+    /// thousands of patterns (hashed filters + verification; see `many.rs`).
+    Many,
 }
 
 impl KernelKind {
-    pub const ALL: [KernelKind; 3] = [KernelKind::Naive, KernelKind::ThreePhase, KernelKind::Char16];
+    pub const ALL: [KernelKind; 4] = [
+        KernelKind::Naive,
+        KernelKind::ThreePhase,
+        KernelKind::Char16,
+        KernelKind::Many,
+    ];
 
-    /// `naive`, `3phase` (or `three-phase`), `char16`.
+    /// `naive`, `3phase` (or `three-phase`), `char16`, `many`.
     pub fn parse(s: &str) -> Option<KernelKind> {
         match s.trim().to_ascii_lowercase().as_str() {
             "naive" => Some(KernelKind::Naive),
             "3phase" | "three-phase" | "threephase" => Some(KernelKind::ThreePhase),
             "char16" => Some(KernelKind::Char16),
+            "many" | "many-literals" => Some(KernelKind::Many),
             _ => None,
         }
     }
@@ -54,6 +63,7 @@ impl KernelKind {
             KernelKind::Naive => "naive",
             KernelKind::ThreePhase => "3phase",
             KernelKind::Char16 => "char16",
+            KernelKind::Many => "many",
         }
     }
 
@@ -67,17 +77,20 @@ impl KernelKind {
                     && pats.len() <= CHAR16_MAX_PATTERNS
                     && pats.iter().all(|p| p.len() <= CHAR16_MAX_LEN)
             }
+            KernelKind::Many => super::many::can_handle(pats),
         }
     }
 
     /// The kernel for a pattern shape: one pattern → three-phase; several
-    /// short ones → char16; otherwise naive (a many-literal kernel comes
-    /// later).
+    /// short ones → char16; more than 16, or several with one longer than
+    /// 16 bytes → many (naive only when forced or as a last resort).
     pub fn choose(pats: &[Vec<u8>]) -> KernelKind {
         if KernelKind::ThreePhase.can_handle(pats) {
             KernelKind::ThreePhase
         } else if KernelKind::Char16.can_handle(pats) {
             KernelKind::Char16
+        } else if KernelKind::Many.can_handle(pats) {
+            KernelKind::Many
         } else {
             KernelKind::Naive
         }
@@ -88,6 +101,7 @@ impl KernelKind {
             KernelKind::Naive => NAIVE_SRC,
             KernelKind::ThreePhase => THREE_PHASE_SRC,
             KernelKind::Char16 => CHAR16_SRC,
+            KernelKind::Many => super::many::MANY_SRC,
         }
     }
 
@@ -100,6 +114,7 @@ impl KernelKind {
             (KernelKind::ThreePhase, true) => "literal_3phase_fold",
             (KernelKind::Char16, false) => "multi_char16",
             (KernelKind::Char16, true) => "multi_char16_fold",
+            (KernelKind::Many, fold) => super::many::function(fold),
         }
     }
 
@@ -222,6 +237,7 @@ pub enum PatternArgs {
         lens: Buffer<u32>,
         npat: u32,
     },
+    Many(Box<super::many::ManyArgs>),
 }
 
 fn ro_buffer<T: Copy>(ctx: &Context, data: &[T]) -> Result<Buffer<T>, ClError> {
@@ -272,6 +288,7 @@ impl PatternArgs {
                     npat: pats.len() as u32,
                 }
             }
+            KernelKind::Many => PatternArgs::Many(Box::new(super::many::ManyArgs::new(ctx, pats)?)),
         })
     }
 }
@@ -309,6 +326,7 @@ pub struct MatchOut<'a> {
 /// Enqueues the match-mode kernel for `kind` over `text[..n]` (the buffer
 /// holds n + PAD bytes). Returns `None` when there is nothing to search
 /// (then `count` stays as the host set it: 0).
+#[allow(clippy::too_many_arguments)]
 pub fn launch_match(
     q: &CommandQueue,
     kernel: &Kernel,
@@ -380,6 +398,9 @@ pub fn launch_match(
                 let global = (n as usize).div_ceil(geo.block()) * geo.wg;
                 enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
             }
+            PatternArgs::Many(a) => super::many::launch(
+                q, kernel, a, geo.wg, geo.iters, text, n, o.out, o.cap, o.count, wait,
+            ),
         }
     }
 }
@@ -436,9 +457,9 @@ mod tests {
         let long = vec![b"ab".to_vec(), vec![b'x'; 17]];
         assert_eq!(KernelKind::choose(&one), KernelKind::ThreePhase);
         assert_eq!(KernelKind::choose(&few), KernelKind::Char16);
-        assert_eq!(KernelKind::choose(&long), KernelKind::Naive);
+        assert_eq!(KernelKind::choose(&long), KernelKind::Many);
         let many: Vec<Vec<u8>> = (0..17).map(|i| vec![b'a' + i as u8]).collect();
-        assert_eq!(KernelKind::choose(&many), KernelKind::Naive);
+        assert_eq!(KernelKind::choose(&many), KernelKind::Many);
         assert!(!KernelKind::ThreePhase.can_handle(&few));
         assert!(KernelKind::Char16.can_handle(&one));
     }

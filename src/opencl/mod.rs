@@ -26,6 +26,7 @@ mod engine;
 mod fault;
 mod gpu;
 mod kernels;
+pub mod many;
 mod program;
 mod stream;
 
@@ -38,4 +39,4 @@ pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine
 pub use fault::{Fault, FaultKind};
 pub use gpu::InitStats;
 pub use kernels::{CHAR16_MAX_LEN, CHAR16_MAX_PATTERNS, KernelKind, PAD, anchor_for};
-pub use stream::{BatchSource, StageStats};
+pub use stream::{BatchSink, BatchSource, StageStats};

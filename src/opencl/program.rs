@@ -1,7 +1,5 @@
 //! Kernel sources (embedded) and program builds through the binary cache.
 
-use std::time::{Duration, Instant};
-
 use opencl3::context::Context;
 use opencl3::program::Program;
 
@@ -16,7 +14,6 @@ pub const CHAR16_SRC: &str = include_str!("../../kernels/multi_char16.cl");
 pub struct Built {
     pub program: Program,
     pub from_cache: bool,
-    pub time: Duration,
 }
 
 /// Builds `source` for the context's device: from the cache when an intact
@@ -30,7 +27,6 @@ pub fn build(
     cache: &ProgramCache,
     inject_failure: bool,
 ) -> Result<Built, String> {
-    let t0 = Instant::now();
     if inject_failure {
         return Err("program build failed (injected fault GSEARCH_FAULT=build)".into());
     }
@@ -46,13 +42,16 @@ pub fn build(
             return Ok(Built {
                 program,
                 from_cache: true,
-                time: t0.elapsed(),
             });
         }
     }
     let program = Program::create_and_build_from_source(ctx, source, options)
         .map_err(|log| format!("OpenCL program build failed: {log}"))?;
-    if let Some(b) = program.get_binaries().ok().and_then(|v| v.into_iter().next()) {
+    if let Some(b) = program
+        .get_binaries()
+        .ok()
+        .and_then(|v| v.into_iter().next())
+    {
         if !b.is_empty() {
             cache.store(&key, &b);
         }
@@ -60,6 +59,5 @@ pub fn build(
     Ok(Built {
         program,
         from_cache: false,
-        time: t0.elapsed(),
     })
 }

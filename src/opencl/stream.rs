@@ -33,6 +33,9 @@ use super::kernels::PAD;
 /// one `\n`; a file cut into chunks overlaps consecutive chunks by
 /// `max_pattern_len() - 1` bytes and keeps, for each chunk, only the matches
 /// that start in the part it owns.
+/// The consumer of a stream: `(tag, staged bytes, matches) -> keep going?`.
+pub type BatchSink<'a, T> = dyn FnMut(T, &[u8], MatchSet) -> bool + 'a;
+
 pub trait BatchSource {
     type Tag: Send;
     fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Self::Tag)>;
@@ -150,7 +153,7 @@ impl OpenClEngine {
     pub fn stream<S: BatchSource>(
         &self,
         src: &mut S,
-        sink: &mut dyn FnMut(S::Tag, &[u8], MatchSet) -> bool,
+        sink: &mut BatchSink<'_, S::Tag>,
     ) -> StageStats {
         let t_wall = Instant::now();
         let mut st = self.lock();
@@ -209,7 +212,7 @@ impl OpenClEngine {
 
     fn deliver<T>(
         &self,
-        sink: &mut dyn FnMut(T, &[u8], MatchSet) -> bool,
+        sink: &mut BatchSink<'_, T>,
         tag: T,
         data: &[u8],
         offsets: Vec<u64>,
@@ -228,7 +231,7 @@ impl OpenClEngine {
         cap: usize,
         nslots: usize,
         src: &mut S,
-        sink: &mut dyn FnMut(S::Tag, &[u8], MatchSet) -> bool,
+        sink: &mut BatchSink<'_, S::Tag>,
         stats: &mut StageStats,
     ) {
         let fault = self.opts.fault;

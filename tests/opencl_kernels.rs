@@ -1,0 +1,682 @@
+//! Device kernel tests: every kernel (forced) against the naive reference
+//! and the CPU engine, the streaming pipeline across batch/chunk
+//! boundaries, result-buffer overflow, fault injection, and the program
+//! cache. Runs on whatever OpenCL device exists (PoCL in CI). Without a
+//! device each test prints a skip line and passes, unless
+//! `GSEARCH_REQUIRE_OPENCL=1`, which turns "no device" into a failure.
+
+use std::sync::OnceLock;
+
+use gsearch::engine::cpu::CpuLiteralEngine;
+use gsearch::engine::{Batch, BatchEngine, LiteralSet, naive};
+use gsearch::opencl::*;
+use proptest::prelude::*;
+
+fn have_device() -> bool {
+    static HAVE: OnceLock<bool> = OnceLock::new();
+    let have = *HAVE.get_or_init(has_any_device);
+    if !have {
+        if std::env::var("GSEARCH_REQUIRE_OPENCL").as_deref() == Ok("1") {
+            panic!(
+                "GSEARCH_REQUIRE_OPENCL=1 but no OpenCL device:\n{}",
+                list_devices_text()
+            );
+        }
+        eprintln!("skipping: no OpenCL device (set GSEARCH_REQUIRE_OPENCL=1 to fail instead)");
+    }
+    have
+}
+
+fn opts(kind: Option<KernelKind>) -> EngineOptions {
+    EngineOptions {
+        kernel: kind,
+        batch_bytes: 4096,
+        warn_on_stderr: false,
+        ..EngineOptions::default()
+    }
+}
+
+fn engine(set: &LiteralSet, o: EngineOptions) -> OpenClEngine {
+    OpenClEngine::with_options(&DeviceSelector::Explicit, set, o).expect("engine")
+}
+
+fn search(e: &OpenClEngine, hay: &[u8]) -> Vec<u64> {
+    e.search(&Batch {
+        data: hay,
+        spans: &[],
+    })
+    .expect("search")
+    .offsets
+}
+
+/// Every kernel that can handle `set`, forced, with `geometry` tweaks,
+/// against naive and the CPU engine.
+fn check_all(hay: &[u8], set: &LiteralSet, small_geometry: bool) {
+    let want = naive::find_all(hay, set);
+    let cpu = CpuLiteralEngine::new(set).unwrap().find_all(hay);
+    assert_eq!(cpu, want, "cpu engine disagrees with naive");
+    let pats: Vec<Vec<u8>> = set
+        .patterns
+        .iter()
+        .filter(|p| !p.is_empty())
+        .cloned()
+        .collect();
+    for kind in KernelKind::ALL {
+        if !kind.can_handle(&pats) && !pats.is_empty() {
+            continue;
+        }
+        let mut o = opts(Some(kind));
+        if pats.is_empty() {
+            o.kernel = None;
+        }
+        if small_geometry {
+            o.work_group = Some(32);
+            o.iters = 2;
+        }
+        let e = engine(set, o);
+        assert_eq!(e.device_failure(), None);
+        let got = search(&e, hay);
+        assert_eq!(
+            got,
+            want,
+            "kernel {} fold={} pats={:?} hay={:?}",
+            kind.name(),
+            set.fold_ascii,
+            set.patterns
+                .iter()
+                .map(|p| String::from_utf8_lossy(p))
+                .collect::<Vec<_>>(),
+            String::from_utf8_lossy(hay)
+        );
+    }
+}
+
+fn byte() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        4 => Just(b'a'),
+        3 => Just(b'b'),
+        2 => Just(b'A'),
+        1 => Just(b'B'),
+        1 => Just(b'\n'),
+        1 => Just(0xC3u8),
+        1 => 0x80u8..=0xFF,
+        2 => any::<u8>(),
+    ]
+}
+
+fn pat_byte() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        4 => Just(b'a'),
+        3 => Just(b'b'),
+        1 => Just(b'A'),
+        1 => Just(0xC3u8),
+        1 => any::<u8>().prop_filter("no newline", |&b| b != b'\n'),
+    ]
+}
+
+/// A text plus patterns, some cut out of the text (so they match, also at
+/// offset 0 and at the very end), some random.
+fn text_and_patterns(
+    max_text: usize,
+    npat: std::ops::RangeInclusive<usize>,
+    max_len: usize,
+) -> impl Strategy<Value = (Vec<u8>, Vec<Vec<u8>>)> {
+    (
+        proptest::collection::vec(byte(), 0..max_text),
+        proptest::collection::vec(
+            (
+                0u8..4,
+                any::<prop::sample::Index>(),
+                1..=max_len,
+                proptest::collection::vec(pat_byte(), 1..=max_len),
+            ),
+            npat,
+        ),
+    )
+        .prop_map(move |(text, specs)| {
+            let pats = specs
+                .into_iter()
+                .map(|(how, idx, len, random)| {
+                    let len = len.min(text.len());
+                    let cut = |start: usize| -> Option<Vec<u8>> {
+                        let p = text[start..start + len].to_vec();
+                        (!p.is_empty() && !p.contains(&b'\n')).then_some(p)
+                    };
+                    let from_text = match how {
+                        0 if len > 0 => cut(0),
+                        1 if len > 0 => cut(text.len() - len),
+                        2 if len > 0 => cut(idx.index(text.len() - len + 1)),
+                        _ => None,
+                    };
+                    from_text.unwrap_or(random)
+                })
+                .collect();
+            (text, pats)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn one_pattern_every_kernel((hay, pats) in text_and_patterns(400, 1..=1, 40),
+                                fold in any::<bool>(), small in any::<bool>()) {
+        if have_device() {
+            check_all(&hay, &LiteralSet::new(pats, fold), small);
+        }
+    }
+
+    #[test]
+    fn few_short_patterns_every_kernel((hay, pats) in text_and_patterns(400, 2..=16, 16),
+                                       fold in any::<bool>(), small in any::<bool>()) {
+        if have_device() {
+            check_all(&hay, &LiteralSet::new(pats, fold), small);
+        }
+    }
+
+    #[test]
+    fn mixed_lengths_naive((hay, pats) in text_and_patterns(300, 1..=20, 24),
+                           fold in any::<bool>()) {
+        if have_device() {
+            check_all(&hay, &LiteralSet::new(pats, fold), false);
+        }
+    }
+
+    /// Small batch capacity: `search` chunks the text with overlap, so
+    /// matches straddle chunk (staging buffer) boundaries.
+    #[test]
+    fn across_chunk_boundaries((hay, pats) in text_and_patterns(700, 1..=4, 20),
+                               fold in any::<bool>(), cap in 20usize..90, slots in 1usize..5) {
+        if have_device() {
+            let set = LiteralSet::new(pats, fold);
+            let want = naive::find_all(&hay, &set);
+            let mut o = opts(None);
+            o.batch_bytes = cap;
+            o.slots = slots;
+            let e = engine(&set, o);
+            prop_assert_eq!(search(&e, &hay), want);
+        }
+    }
+}
+
+/// Edge positions: offset 0, last byte, text shorter than / equal to the
+/// pattern, empty text, for every kernel and both case modes.
+#[test]
+fn edges_every_kernel() {
+    if !have_device() {
+        return;
+    }
+    let long: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+    let mut hays: Vec<Vec<u8>> = vec![
+        vec![],
+        b"a".to_vec(),
+        b"ab".to_vec(),
+        b"abXab".to_vec(),
+        b"ABxab".to_vec(),
+        long.clone(),
+    ];
+    let mut l2 = long.clone();
+    l2.extend_from_slice(b"--");
+    l2.extend_from_slice(&long);
+    hays.push(l2);
+    let sets: Vec<Vec<Vec<u8>>> = vec![
+        vec![b"a".to_vec()],
+        vec![b"b".to_vec()],
+        vec![b"ab".to_vec()],
+        vec![long.clone()],
+        vec![long[..16].to_vec()],
+        vec![long[..17].to_vec()],
+        vec![long[24..].to_vec()],
+        vec![b"ab".to_vec(), b"b".to_vec(), b"x".to_vec()],
+        vec![long[..16].to_vec(), b"n".to_vec()],
+    ];
+    for hay in &hays {
+        for pats in &sets {
+            for fold in [false, true] {
+                check_all(hay, &LiteralSet::new(pats.clone(), fold), false);
+            }
+        }
+    }
+}
+
+/// Dense candidates: every position passes phase 1 and 2; long patterns go
+/// through phase 3; local queues and result lists fill and flush many times.
+#[test]
+fn dense_matches_and_queue_flushes() {
+    if !have_device() {
+        return;
+    }
+    let mut hay = vec![b'a'; 70_000];
+    hay[1234] = b'b';
+    hay[50_000] = b'A';
+    for pats in [
+        vec![b"a".to_vec()],
+        vec![b"aaaa".to_vec()],
+        vec![vec![b'a'; 16]],
+        vec![vec![b'a'; 17]],
+        vec![vec![b'a'; 40]],
+        vec![b"aa".to_vec(), b"ab".to_vec(), b"ba".to_vec()],
+    ] {
+        for fold in [false, true] {
+            check_all(&hay, &LiteralSet::new(pats.clone(), fold), false);
+            check_all(&hay[..3000], &LiteralSet::new(pats.clone(), fold), true);
+        }
+    }
+}
+
+fn lcg_text(n: usize, seed: u64) -> Vec<u8> {
+    let words: [&[u8]; 12] = [
+        b"the ",
+        b"quick ",
+        b"brown ",
+        b"fox ",
+        b"jumps ",
+        b"over ",
+        b"lazy ",
+        b"dog ",
+        b"Needle ",
+        b"needle\n",
+        b"\xC3\xA9t\xC3\xA9 ",
+        b"haystack ",
+    ];
+    let mut x = seed;
+    let mut v = Vec::with_capacity(n + 16);
+    while v.len() < n {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        v.extend_from_slice(words[(x >> 33) as usize % words.len()]);
+    }
+    v.truncate(n);
+    v
+}
+
+/// Many work-groups with the default geometry, default batch size.
+#[test]
+fn larger_text_default_geometry() {
+    if !have_device() {
+        return;
+    }
+    let hay = lcg_text(300_000, 7);
+    for pats in [
+        vec![b"needle".to_vec()],
+        vec![b"needle haystack the".to_vec()],
+        vec![b"fox".to_vec(), b"dog".to_vec(), b"\xC3\xA9".to_vec()],
+        vec![
+            b"needle".to_vec(),
+            b"a very long pattern not in text".to_vec(),
+        ],
+    ] {
+        for fold in [false, true] {
+            check_all(&hay, &LiteralSet::new(pats.clone(), fold), false);
+        }
+    }
+}
+
+/// The default kernel choice by shape.
+#[test]
+fn kernel_choice() {
+    if !have_device() {
+        return;
+    }
+    let e = engine(&LiteralSet::new(vec![b"x".to_vec()], false), opts(None));
+    assert_eq!(e.kernel_name(), "3phase");
+    let e = engine(
+        &LiteralSet::new(vec![b"x".to_vec(), b"yz".to_vec()], false),
+        opts(None),
+    );
+    assert_eq!(e.kernel_name(), "char16");
+    let e = engine(
+        &LiteralSet::new(vec![b"x".to_vec(), vec![b'y'; 17]], false),
+        opts(None),
+    );
+    assert_eq!(e.kernel_name(), "many");
+    assert!(!e.device_name().is_empty());
+    // A forced kernel that cannot handle the set is refused.
+    assert!(
+        OpenClEngine::with_options(
+            &DeviceSelector::Explicit,
+            &LiteralSet::new(vec![b"x".to_vec(), b"y".to_vec()], false),
+            opts(Some(KernelKind::ThreePhase))
+        )
+        .is_err()
+    );
+}
+
+/// The result buffer starts tiny: counts beyond the read-back head and
+/// beyond capacity force the second read and the re-run.
+#[test]
+fn result_buffer_overflow() {
+    if !have_device() {
+        return;
+    }
+    let hay = lcg_text(20_000, 3);
+    for kind in KernelKind::ALL {
+        let set = LiteralSet::new(vec![b"e".to_vec()], false);
+        let mut o = opts(Some(kind));
+        o.initial_out_entries = Some(3);
+        o.batch_bytes = 5000;
+        let e = engine(&set, o);
+        assert_eq!(search(&e, &hay), naive::find_all(&hay, &set), "{kind:?}");
+        assert_eq!(
+            search(&e, &hay),
+            naive::find_all(&hay, &set),
+            "{kind:?} again"
+        );
+    }
+}
+
+/// Count mode of the char16 kernel against per-pattern CPU counts.
+#[test]
+fn char16_count_mode() {
+    if !have_device() {
+        return;
+    }
+    let hay = lcg_text(100_000, 11);
+    for fold in [false, true] {
+        let pats = vec![
+            b"the".to_vec(),
+            b"needle".to_vec(),
+            b"e".to_vec(),
+            b"\xC3\xA9t".to_vec(),
+            b"not there".to_vec(),
+        ];
+        let set = LiteralSet::new(pats, fold);
+        let e = engine(&set, opts(Some(KernelKind::Char16)));
+        let got = e.count_occurrences(&hay).unwrap();
+        let want: Vec<u64> = set
+            .patterns
+            .iter()
+            .map(|p| naive::find_all(&hay, &LiteralSet::new(vec![p.clone()], fold)).len() as u64)
+            .collect();
+        assert_eq!(got, want);
+    }
+}
+
+/// Packs "files" into batches separated by `\n` and cuts files larger than
+/// the capacity into chunks overlapping by max_len - 1: what the lead's
+/// batcher does. Tags record (file, offset of chunk in file, owned bytes,
+/// offset of the chunk in the batch).
+struct FilesSource<'a> {
+    files: &'a [Vec<u8>],
+    file: usize,
+    pos: usize,
+    overlap: usize,
+    batches: usize,
+}
+
+type Piece = (usize, usize, usize, usize, usize); // file, file_off, owned, batch_off, len
+
+impl BatchSource for FilesSource<'_> {
+    type Tag = Vec<Piece>;
+
+    fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Vec<Piece>)> {
+        let cap = buf.len();
+        let mut used = 0;
+        let mut tag = Vec::new();
+        while self.file < self.files.len() {
+            let f = &self.files[self.file];
+            let sep = usize::from(used > 0);
+            if used + sep >= cap {
+                break;
+            }
+            let room = cap - used - sep;
+            let rest = f.len() - self.pos;
+            if rest > room && (room <= self.overlap || !tag.is_empty()) {
+                break; // start a new batch for this chunk
+            }
+            used += sep;
+            if sep == 1 {
+                buf[used - 1] = b'\n';
+            }
+            let take = rest.min(room);
+            buf[used..used + take].copy_from_slice(&f[self.pos..self.pos + take]);
+            let last = take == rest;
+            let owned = if last { take } else { take - self.overlap };
+            tag.push((self.file, self.pos, owned, used, take));
+            used += take;
+            if last {
+                self.file += 1;
+                self.pos = 0;
+            } else {
+                self.pos += owned;
+                break;
+            }
+        }
+        if tag.is_empty() {
+            return None;
+        }
+        self.batches += 1;
+        Some((used, tag))
+    }
+}
+
+fn run_files(e: &OpenClEngine, files: &[Vec<u8>]) -> (Vec<Vec<u64>>, StageStats) {
+    let mut src = FilesSource {
+        files,
+        file: 0,
+        pos: 0,
+        overlap: e.max_pattern_len().saturating_sub(1),
+        batches: 0,
+    };
+    let mut found = vec![Vec::new(); files.len()];
+    let stats = e.stream(&mut src, &mut |tag, bytes, m| {
+        // the staged bytes are the files' bytes
+        for &(file, foff, owned, boff, len) in &tag {
+            assert_eq!(&bytes[boff..boff + len], &files[file][foff..foff + len]);
+            for &o in &m.offsets {
+                let o = o as usize;
+                if o >= boff && o < boff + owned {
+                    found[file].push((foff + o - boff) as u64);
+                }
+            }
+        }
+        true
+    });
+    (found, stats)
+}
+
+fn files_fixture() -> Vec<Vec<u8>> {
+    let mut files = vec![
+        b"needle at start and needle".to_vec(),
+        Vec::new(),
+        b"x".to_vec(),
+        lcg_text(5000, 1),
+        b"needleneedle".to_vec(),
+    ];
+    for i in 0..30 {
+        files.push(lcg_text(37 + i * 13, i as u64));
+    }
+    files.push(lcg_text(9000, 99));
+    files
+}
+
+#[test]
+fn stream_files_small_batches() {
+    if !have_device() {
+        return;
+    }
+    let files = files_fixture();
+    for (pats, fold) in [
+        (vec![b"needle".to_vec()], false),
+        (vec![b"Needle".to_vec(), b"fox".to_vec()], true),
+        (vec![b"e".to_vec()], false),
+    ] {
+        let set = LiteralSet::new(pats, fold);
+        for cap in [64usize, 200, 1000, 1 << 20] {
+            for slots in [1usize, 3, 4] {
+                let mut o = opts(None);
+                o.batch_bytes = cap;
+                o.slots = slots;
+                let e = engine(&set, o);
+                let (found, stats) = run_files(&e, &files);
+                for (i, f) in files.iter().enumerate() {
+                    assert_eq!(found[i], naive::find_all(f, &set), "file {i} cap {cap}");
+                }
+                assert_eq!(stats.cpu_batches, 0);
+                assert!(stats.batches >= 1);
+                assert_eq!(stats.device_failure, None);
+            }
+        }
+    }
+}
+
+/// The sink can stop the stream early.
+#[test]
+fn stream_stops_early() {
+    if !have_device() {
+        return;
+    }
+    let files = files_fixture();
+    let set = LiteralSet::new(vec![b"needle".to_vec()], false);
+    let mut o = opts(None);
+    o.batch_bytes = 128;
+    let e = engine(&set, o);
+    let mut src = FilesSource {
+        files: &files,
+        file: 0,
+        pos: 0,
+        overlap: 5,
+        batches: 0,
+    };
+    let mut calls = 0;
+    e.stream(&mut src, &mut |_, _, _| {
+        calls += 1;
+        calls < 2
+    });
+    assert_eq!(calls, 2);
+    // The engine is still usable afterwards.
+    let hay = lcg_text(3000, 5);
+    assert_eq!(search(&e, &hay), naive::find_all(&hay, &set));
+}
+
+/// Every injected fault: complete results, a recorded failure, and the
+/// stream continues on the CPU.
+#[test]
+fn faults_lose_nothing() {
+    if !have_device() {
+        return;
+    }
+    let files = files_fixture();
+    let hay = lcg_text(20_000, 8);
+    for spec in ["build", "alloc", "enqueue", "enqueue@3", "lost", "lost@2"] {
+        for pats in [
+            vec![b"needle".to_vec()],
+            vec![b"fox".to_vec(), b"dog".to_vec()],
+        ] {
+            let set = LiteralSet::new(pats, true);
+            let mut o = opts(None);
+            o.batch_bytes = 300;
+            o.fault = Fault::parse(spec);
+            o.warn_on_stderr = true;
+            let e = engine(&set, o.clone());
+            let (found, stats) = run_files(&e, &files);
+            for (i, f) in files.iter().enumerate() {
+                assert_eq!(found[i], naive::find_all(f, &set), "{spec} file {i}");
+            }
+            let why = e
+                .device_failure()
+                .unwrap_or_else(|| panic!("{spec}: no failure recorded"));
+            assert!(why.contains("injected"), "{why}");
+            assert_eq!(stats.device_failure.as_deref(), Some(why.as_str()));
+            assert!(stats.cpu_batches >= 1);
+            assert!(e.is_degraded());
+            // search() on the degraded engine is complete as well
+            assert_eq!(search(&e, &hay), naive::find_all(&hay, &set), "{spec}");
+            // a fresh engine faulting inside search()
+            let e = engine(&set, o);
+            assert_eq!(
+                search(&e, &hay),
+                naive::find_all(&hay, &set),
+                "{spec} search"
+            );
+        }
+    }
+}
+
+#[test]
+fn program_cache_roundtrip_corrupt_and_unwritable() {
+    if !have_device() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let set = LiteralSet::new(vec![b"cache".to_vec()], false);
+    let hay = b"a cache test: cache".to_vec();
+    let with_cache = |c: ProgramCache| {
+        let mut o = opts(Some(KernelKind::ThreePhase));
+        o.cache = c;
+        let e = engine(&set, o);
+        assert_eq!(e.device_failure(), None);
+        assert_eq!(search(&e, &hay), vec![2, 14]);
+        e.init_stats().program_from_cache
+    };
+    let c = ProgramCache::at(dir.path().join("gsearch"));
+    assert!(!with_cache(c.clone()), "first build compiles");
+    assert!(with_cache(c.clone()), "second build loads from the cache");
+    let entries: Vec<_> = std::fs::read_dir(dir.path().join("gsearch"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    // truncate the entry: rebuilt, then cached again
+    let full = std::fs::read(&entries[0]).unwrap();
+    std::fs::write(&entries[0], &full[..full.len() / 2]).unwrap();
+    assert!(!with_cache(c.clone()), "truncated entry rebuilt");
+    assert!(with_cache(c.clone()), "rewritten entry loads");
+    // garbage with a valid-looking size
+    std::fs::write(&entries[0], vec![0x5Au8; full.len()]).unwrap();
+    assert!(!with_cache(c.clone()), "garbage entry rebuilt");
+    // unwritable location (a path below a regular file)
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    assert!(!with_cache(ProgramCache::at(file.join("sub"))));
+    assert!(!with_cache(ProgramCache::disabled()));
+}
+
+#[test]
+fn empty_sets_and_empty_text() {
+    if !have_device() {
+        return;
+    }
+    let set = LiteralSet::new(vec![Vec::new()], false);
+    let e = engine(&set, opts(None));
+    assert_eq!(search(&e, b"abc"), Vec::<u64>::new());
+    let set = LiteralSet::new(vec![b"a".to_vec()], false);
+    let e = engine(&set, opts(None));
+    assert_eq!(search(&e, b""), Vec::<u64>::new());
+}
+
+#[test]
+fn selectors() {
+    if !have_device() {
+        return;
+    }
+    let devs = list_devices().unwrap();
+    let set = LiteralSet::new(vec![b"a".to_vec()], false);
+    let e = OpenClEngine::with_options(&DeviceSelector::Index(0), &set, opts(None)).unwrap();
+    assert_eq!(e.device_name(), devs[0].name);
+    let frag = devs[0]
+        .name
+        .chars()
+        .take(4)
+        .collect::<String>()
+        .to_uppercase();
+    let e = OpenClEngine::with_options(&DeviceSelector::Name(frag), &set, opts(None)).unwrap();
+    assert_eq!(e.device_name(), devs[0].name);
+    assert!(
+        OpenClEngine::with_options(&DeviceSelector::Index(devs.len()), &set, opts(None)).is_err()
+    );
+    assert!(
+        OpenClEngine::with_options(
+            &DeviceSelector::Name("no such device xyz".into()),
+            &set,
+            opts(None)
+        )
+        .is_err()
+    );
+    // Auto never picks a CPU-type device.
+    if devs.iter().all(|d| !d.is_gpu() && !d.is_accelerator()) {
+        assert!(OpenClEngine::with_options(&DeviceSelector::Auto, &set, opts(None)).is_err());
+    }
+    assert!(list_devices_text().contains(&devs[0].name));
+}
