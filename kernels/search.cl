@@ -67,6 +67,42 @@
  *   the SORTED array (n when none), so the answers equal the other kernels'.
  *   NDRange: 1-D, global >= nkeys.
  *
+ * blocked_bounds(hay, n, keys, nkeys, bounds)
+ *   First launch of the two-launch BLOCKED search.  Keys are cut into
+ *   blocks of B = get_local_size(search) * BLOCKED_KPT consecutive keys
+ *   (BLOCKED_KPT: build option, default 4; the host passes the same B).
+ *   Work-item g computes, by plain binary search, the lower bound of the
+ *   block's first key (g even) or last key (g odd) of block g/2.
+ *   0-3 as above, 4 uint block_keys (B),
+ *   5 global uint *bounds  [2 * nblocks]: (L, H) per block
+ *   NDRange: 1-D, global >= 2 * nblocks.
+ *
+ * lower_bound_blocked(hay, n, keys, nkeys, out, bounds, cap, l_hay)
+ *   Second launch: one work-group per block of B keys (work-item t owns
+ *   keys b0 + t + j*WG, j < BLOCKED_KPT: coalesced key loads and stores).
+ *   The group loads hay[L .. L + min(H - L, cap)) coalesced into local
+ *   memory and every key is binary-searched there.  Correct for keys in
+ *   ANY order: each key's answer is narrowed to [glo, ghi] from
+ *   (key >= first key -> >= L), (key <= last key -> <= H) and the window
+ *   search; keys the window does not decide (unsorted blocks, or a window
+ *   capped at `cap` for sparse keys) finish with a global binary search
+ *   over hay[glo .. ghi).  For a sorted block whose range fits, no key
+ *   touches global memory except its own load and store.
+ *   0-4 as lower_bound_binary, 5 const global uint *bounds (from
+ *   blocked_bounds), 6 uint cap (window capacity, elements),
+ *   7 local KEY_T *l_hay [cap]
+ *   NDRange: 1-D, local size WG <= BLOCKED_MAX_WG (256), global =
+ *   nblocks * WG; block = work-group id.
+ *
+ * lower_bound_blocked_fused(hay, n, keys, nkeys, out, cap, l_hay)
+ *   The same in ONE launch: each work-group finds its own (L, H) with a
+ *   cooperative search (half of the group probes WG/2 evenly spaced
+ *   elements per round for the first key, the other half for the last
+ *   key; ~log_{WG/2}(n) rounds instead of log2(n) dependent loads).
+ *   Arguments as lower_bound_blocked without `bounds`:
+ *   0-4 as lower_bound_binary, 5 uint cap, 6 local KEY_T *l_hay [cap]
+ *   NDRange: as lower_bound_blocked, WG >= 2.
+ *
  * search_enqueue.cl (OpenCL C 2.0, device-side enqueue) is compiled
  * together with this file and reuses nary_step().
  */
@@ -248,4 +284,185 @@ __kernel void lower_bound_eytzinger(const __global KEY_T *eyt, uint n,
      * the search last went left is the lower bound (0: none). */
     node >>= popcount(node ^ (node + 1));
     out[k] = node == 0 ? n : eytzinger_rank(node, n);
+}
+
+/* ---------------------------------------------------------------------------
+ * Blocked search (batches of keys, fast when the batch is sorted)
+ * ------------------------------------------------------------------------- */
+
+#ifndef BLOCKED_KPT
+#define BLOCKED_KPT 4
+#endif
+#define BLOCKED_MAX_WG 256
+
+/* Lower bound of key in hay[lo .. lo + len), given that the answer lies in
+ * [lo, lo + len]: lo + the number of elements there below key. */
+inline uint lift_global(const __global KEY_T *hay, uint lo, uint len,
+                        KEY_T key)
+{
+    uint r = 0;
+    if (len > 0) {
+        for (uint step = 1u << (31 - clz(len)); step > 0; step >>= 1) {
+            uint p = r + step;
+            if (p <= len && hay[lo + p - 1] < key)
+                r = p;
+        }
+    }
+    return lo + r;
+}
+
+/* The same over local memory. */
+inline uint lift_local(const __local KEY_T *w, uint len, KEY_T key)
+{
+    uint r = 0;
+    if (len > 0) {
+        for (uint step = 1u << (31 - clz(len)); step > 0; step >>= 1) {
+            uint p = r + step;
+            if (p <= len && w[p - 1] < key)
+                r = p;
+        }
+    }
+    return r;
+}
+
+__kernel void blocked_bounds(const __global KEY_T *hay, uint n,
+                             const __global KEY_T *keys, uint nkeys,
+                             uint block_keys, __global uint *bounds)
+{
+    uint g = get_global_id(0);
+    uint b = g >> 1;
+    /* host: nkeys + block_keys <= UINT_MAX, so neither line overflows */
+    if (b >= (nkeys + block_keys - 1) / block_keys)
+        return;
+    uint b0 = b * block_keys;
+    uint idx = (g & 1) ? min(nkeys - b0, block_keys) - 1 + b0 : b0;
+    bounds[g] = lift_global(hay, 0, n, keys[idx]);
+}
+
+/* Shared tail of both blocked kernels: the group's answers lie in [L, H]
+ * for keys within [key0, keyl]; kv holds this work-item's keys. */
+inline void blocked_finish(const __global KEY_T *hay, uint n,
+                           const __global KEY_T *keys, uint b0, uint bend,
+                           __global uint *out, uint L, uint H, uint cap,
+                           __local KEY_T *l_hay, KEY_T *kv)
+{
+    uint lid = get_local_id(0);
+    uint wg = get_local_size(0);
+    /* H < L only for an unsorted block (first key > last key). */
+    uint wl = H > L ? min(H - L, cap) : 0;
+    for (uint i = lid; i < wl; i += wg)
+        l_hay[i] = hay[L + i];
+    KEY_T key0 = keys[b0];
+    KEY_T keyl = keys[bend - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = 0; j < BLOCKED_KPT; ++j) {
+        uint i = b0 + lid + j * wg;
+        if (i >= bend)
+            break;
+        KEY_T k = kv[j];
+        uint glo = k >= key0 ? L : 0;
+        uint ghi = k <= keyl ? H : n;
+        uint r = lift_local(l_hay, wl, k);
+        /* window = hay[L .. L + wl): r > 0 means hay[L+r-1] < k,
+         * r < wl means hay[L+r] >= k. */
+        if (r > 0)
+            glo = max(glo, L + r);
+        if (r < wl)
+            ghi = min(ghi, L + r);
+        if (glo < ghi)
+            glo = lift_global(hay, glo, ghi - glo, k);
+        out[i] = glo;
+    }
+}
+
+inline void blocked_load_keys(const __global KEY_T *keys, uint b0, uint bend,
+                              KEY_T *kv)
+{
+    uint lid = get_local_id(0);
+    uint wg = get_local_size(0);
+    for (uint j = 0; j < BLOCKED_KPT; ++j) {
+        uint i = b0 + lid + j * wg;
+        kv[j] = i < bend ? keys[i] : (KEY_T)0;
+    }
+}
+
+__kernel void lower_bound_blocked(const __global KEY_T *hay, uint n,
+                                  const __global KEY_T *keys, uint nkeys,
+                                  __global uint *out,
+                                  const __global uint *bounds, uint cap,
+                                  __local KEY_T *l_hay)
+{
+    uint grp = get_group_id(0);
+    uint bk = get_local_size(0) * BLOCKED_KPT;
+    uint b0 = grp * bk;
+    if (b0 >= nkeys)
+        return;                 /* whole group: no barrier is skipped */
+    uint bend = min(nkeys - b0, bk) + b0;
+    KEY_T kv[BLOCKED_KPT];
+    blocked_load_keys(keys, b0, bend, kv);
+    uint L = bounds[2 * grp];
+    uint H = bounds[2 * grp + 1];
+    blocked_finish(hay, n, keys, b0, bend, out, L, H, cap, l_hay, kv);
+}
+
+__kernel void lower_bound_blocked_fused(const __global KEY_T *hay, uint n,
+                                        const __global KEY_T *keys,
+                                        uint nkeys, __global uint *out,
+                                        uint cap, __local KEY_T *l_hay)
+{
+    __local uint l_range[4];    /* lo0, hi0, lo1, hi1 */
+    __local uchar l_flag[BLOCKED_MAX_WG];
+    uint lid = get_local_id(0);
+    uint wg = get_local_size(0);
+    uint grp = get_group_id(0);
+    uint bk = wg * BLOCKED_KPT;
+    uint b0 = grp * bk;
+    if (b0 >= nkeys)
+        return;                 /* whole group */
+    uint bend = min(nkeys - b0, bk) + b0;
+    KEY_T kv[BLOCKED_KPT];
+    blocked_load_keys(keys, b0, bend, kv);
+
+    /* Cooperative search: searcher s (0: first key, 1: last key) uses the
+     * P = wg/2 work-items s*P .. s*P+P-1.  The bound lies in [lo, hi];
+     * a round probes q_t = lo + (t+1)*seg - 1 (seg = ceil(len/P)), the
+     * flags hay[q_t] < key are monotone, and the last true flag (or t = 0
+     * with a false one) writes the new range: length <= seg - 1. */
+    uint P = wg >> 1;
+    uint s = lid >= P ? 1u : 0u;
+    uint t = lid - s * P;
+    KEY_T skey = keys[s ? bend - 1 : b0];
+    if (lid == 0) {
+        l_range[0] = 0;
+        l_range[1] = n;
+        l_range[2] = 0;
+        l_range[3] = n;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (;;) {
+        uint lo = l_range[2 * s], hi = l_range[2 * s + 1];
+        /* Uniform exit: every work-item reads the same four values. */
+        bool done = l_range[0] == l_range[1] && l_range[2] == l_range[3];
+        if (done)
+            break;
+        uint seg = 0, q = hi;
+        if (lo < hi) {
+            seg = (hi - lo - 1) / P + 1;
+            q = lo + (t + 1) * seg - 1;   /* < hi + P: no overflow */
+        }
+        l_flag[lid] = (q < hi && hay[q] < skey) ? 1 : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lo < hi) {
+            bool f = l_flag[lid];
+            bool fn = t + 1 < P ? l_flag[lid + 1] : false;
+            if ((t == 0 && !f) || (f && !fn)) {
+                uint c = f ? t + 1 : 0;
+                l_range[2 * s] = lo + c * seg;
+                l_range[2 * s + 1] = min(lo + (c + 1) * seg - 1, hi);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    blocked_finish(hay, n, keys, b0, bend, out, l_range[0], l_range[2], cap,
+                   l_hay, kv);
 }

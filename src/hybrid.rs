@@ -159,7 +159,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         srch.set_binary_detection(binary_detection(cfg, true));
         printer.search(&mut srch, &plan.matcher, &hay.path, Input::Slice(data))
     } else if crate::linefast::eligible(cfg) && crate::linefast::plain_text(data) {
-        let m = Some(&plan.matcher);
+        let m = (!plan.exact_lines).then_some(&plan.matcher);
         crate::linefast::print(cfg, &hay.path, data, &offsets, m, printer.get_mut()).map(
             |has_match| SearchResult {
                 has_match,
@@ -168,7 +168,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         )
     } else {
         srch.set_binary_detection(binary_detection(cfg, true));
-        let m = OffsetMatcher::new(&plan.matcher, data, &offsets);
+        let m = OffsetMatcher::for_plan(plan, data, &offsets);
         printer.search(&mut srch, m, &hay.path, Input::Slice(data))
     };
     if map.faulted() {

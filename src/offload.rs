@@ -533,7 +533,7 @@ impl<'a> Finisher<'a> {
                 .printer
                 .search(&mut self.searcher, &self.plan.matcher, &hay.path, input);
         }
-        let m = OffsetMatcher::new(&self.plan.matcher, data, offsets);
+        let m = OffsetMatcher::for_plan(self.plan, data, offsets);
         let r = self
             .printer
             .search(&mut self.searcher, m, &hay.path, Input::Slice(data));
@@ -570,7 +570,9 @@ impl<'a> Finisher<'a> {
                 &owned
             }
         };
-        let r = if data.len() as u64 != big.len {
+        let consistent = big.offsets.windows(2).all(|w| w[0] <= w[1])
+            && big.offsets.last().is_none_or(|&o| o < data.len() as u64);
+        let r = if data.len() as u64 != big.len || !consistent {
             // The file changed size since the device read it: the offsets
             // no longer describe these bytes, so search them exactly.
             self.finish_bytes(hay, data, &[], true)
@@ -579,7 +581,7 @@ impl<'a> Finisher<'a> {
             && crate::linefast::plain_text(data)
         {
             // Numbered lines without rescanning the file on one thread.
-            let m = Some(&self.plan.matcher);
+            let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
             crate::linefast::print(
                 self.cfg,
                 &hay.path,

@@ -32,6 +32,19 @@ impl<'a> OffsetMatcher<'a> {
         }
     }
 
+    /// Candidate or confirmed offsets, as the plan allows: occurrences of
+    /// an exact literal set mark exactly the matching lines.
+    pub fn for_plan(
+        plan: &'a crate::plan::Plan,
+        slice: &'a [u8],
+        offsets: &'a [u64],
+    ) -> OffsetMatcher<'a> {
+        OffsetMatcher {
+            confirmed: plan.exact_lines,
+            ..OffsetMatcher::new(&plan.matcher, slice, offsets)
+        }
+    }
+
     /// `line_starts` are the starts of exactly the matching lines, so the
     /// searcher need not confirm them.
     pub fn confirmed(

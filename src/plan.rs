@@ -39,6 +39,10 @@ pub struct Plan {
     pub literals: Option<LiteralSet>,
     pub shape: Shape,
     pub case_insensitive: bool,
+    /// A line matches exactly when it holds an occurrence of a literal of
+    /// `literals` (no `-w`/`-x`, no look-around, case variants complete), so
+    /// device offsets need no confirmation by the regex.
+    pub exact_lines: bool,
 }
 
 impl Plan {
@@ -56,11 +60,19 @@ impl Plan {
             }
             None => (None, Shape::Regex),
         };
+        // Inline flags (`(?-i)`) change case handling inside a pattern,
+        // which the ASCII-folded literal set does not model.
+        let inline_flags = !cfg.fixed_strings && cfg.patterns.iter().any(|p| p.contains("(?"));
+        let exact_lines = shape == Shape::Literals
+            && cfg.boundary == Boundary::None
+            && !inline_flags
+            && (!case_insensitive || cfg.patterns.iter().all(|p| p.is_ascii()));
         Ok(Plan {
             matcher,
             literals,
             shape,
             case_insensitive,
+            exact_lines,
         })
     }
 
@@ -243,8 +255,11 @@ fn prefix_literals(pattern: &str, case_insensitive: bool) -> Option<(Vec<Vec<u8>
         .build()
         .parse(pattern)
         .ok()?;
+    // The extractor treats look-around (`^`, `$`, `\b`) as empty, so only
+    // a pattern without any is exactly its literals.
+    let no_look = hir.properties().look_set().is_empty();
     if let Some((seq, true)) = extract_seq(&hir, ExtractKind::Prefix) {
-        return Some((seq, true));
+        return Some((seq, no_look));
     }
     Some((required(&hir)?, false))
 }
@@ -357,6 +372,16 @@ mod tests {
     fn non_ascii_variants() {
         let v = case_variants("ß".as_bytes()).unwrap();
         assert!(v.contains(&"ẞ".as_bytes().to_vec()));
+    }
+
+    #[test]
+    fn look_around_is_never_exact() {
+        for p in ["^foo", "foo$", "\\bfoo", "(?m:^)a|b"] {
+            let (_, exact) = prefix_literals(p, false).unwrap();
+            assert!(!exact, "{p}");
+        }
+        assert!(prefix_literals("foo|bar", false).unwrap().1);
+        assert!(prefix_literals("(?i)ab", false).unwrap().1);
     }
 
     #[test]

@@ -163,7 +163,7 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
         stats.as_ref(),
         started,
         printer.get_mut(),
-        &[],
+        &cpu_report(cfg, plan),
     )?;
     Ok(matched)
 }
@@ -219,10 +219,22 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
         stats.as_ref(),
         started,
         &mut buf,
-        &[],
+        &cpu_report(cfg, plan),
     )?;
     let _ = bufwtr.print(&buf);
     Ok(matched.load(Ordering::SeqCst))
+}
+
+/// What `--stats` says about a CPU search.
+fn cpu_report(cfg: &Config, plan: &Plan) -> Vec<String> {
+    let mut v = vec![
+        format!("engine: cpu ({} search thread(s))", cfg.threads),
+        format!("patterns: {}", plan.describe()),
+    ];
+    if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {
+        v.push("no literal for a device kernel: the CPU engine ran the regex".into());
+    }
+    v
 }
 
 /// The writer used by parallel searches: whole per-file buffers, separated

@@ -680,3 +680,312 @@ fn selectors() {
     }
     assert!(list_devices_text().contains(&devs[0].name));
 }
+
+// ---- char16 kernel (forced): phase-1 filter, queue, verification ----
+
+/// Geometries for the char16 tests: (work-group cap, iters). (8, 3) gives
+/// blocks of 24 positions, so group blocks start off 16-byte alignment.
+const CHAR16_GEOMETRIES: [(Option<usize>, usize); 4] =
+    [(None, 64), (Some(32), 2), (Some(16), 1), (Some(8), 3)];
+
+/// The char16 kernel, forced, in match mode (and count mode when `count`)
+/// against naive and the CPU engine, over each haystack (one engine).
+fn check_char16_many(hays: &[Vec<u8>], set: &LiteralSet, geometry: usize, count: bool) {
+    let mut o = opts(Some(KernelKind::Char16));
+    o.batch_bytes = 1 << 16;
+    (o.work_group, o.iters) = CHAR16_GEOMETRIES[geometry % CHAR16_GEOMETRIES.len()];
+    let e = engine(set, o);
+    assert_eq!(e.kernel_name(), "char16");
+    for hay in hays {
+        let want = naive::find_all(hay, set);
+        let cpu = CpuLiteralEngine::new(set).unwrap().find_all(hay);
+        assert_eq!(cpu, want, "cpu engine disagrees with naive");
+        let show = || {
+            format!(
+                "fold={} geometry={:?} filter={:?} pats={:?} hay={:?}",
+                set.fold_ascii,
+                CHAR16_GEOMETRIES[geometry % CHAR16_GEOMETRIES.len()],
+                std::env::var("GSEARCH_CHAR16_FILTER").ok(),
+                set.patterns
+                    .iter()
+                    .map(|p| String::from_utf8_lossy(p))
+                    .collect::<Vec<_>>(),
+                String::from_utf8_lossy(hay)
+            )
+        };
+        assert_eq!(search(&e, hay), want, "{}", show());
+        if count {
+            let got = e.count_occurrences(hay).unwrap();
+            let per: Vec<u64> = set
+                .patterns
+                .iter()
+                .map(|p| {
+                    naive::find_all(hay, &LiteralSet::new(vec![p.clone()], set.fold_ascii)).len()
+                        as u64
+                })
+                .collect();
+            assert_eq!(got, per, "count mode: {}", show());
+        }
+    }
+    assert_eq!(e.device_failure(), None);
+}
+
+fn check_char16(hay: &[u8], set: &LiteralSet, geometry: usize, count: bool) {
+    check_char16_many(&[hay.to_vec()], set, geometry, count);
+}
+
+fn c16_byte() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        4 => Just(b'a'),
+        3 => Just(b'b'),
+        2 => Just(b'A'),
+        1 => Just(b'B'),
+        1 => Just(b'c'),
+        1 => Just(b'\n'),
+        1 => Just(0xC3u8),
+        1 => Just(0xE1u8), // 0xE1 folds to nothing ('A' | 0x80 must not fold)
+        2 => any::<u8>(),
+    ]
+}
+
+/// Text plus 1..=16 patterns of 1..=16 bytes: cut from the text at offset
+/// 0, at the end, at 16-byte block boundaries (start at 16k-1..16k+1, end at
+/// 16k), anywhere; random; or a shared 2-byte prefix plus a random tail.
+fn char16_case() -> impl Strategy<Value = (Vec<u8>, Vec<Vec<u8>>)> {
+    (
+        proptest::collection::vec(c16_byte(), 0..700),
+        proptest::collection::vec(c16_byte(), 2),
+        proptest::collection::vec(
+            (
+                0u8..7,
+                any::<prop::sample::Index>(),
+                1usize..=16,
+                proptest::collection::vec(c16_byte(), 1..=16),
+            ),
+            1..=16,
+        ),
+    )
+        .prop_map(|(text, prefix, specs)| {
+            let prefix: Vec<u8> = prefix
+                .into_iter()
+                .map(|b| if b == b'\n' { b'a' } else { b })
+                .collect();
+            let pats = specs
+                .into_iter()
+                .map(|(how, idx, len, random)| {
+                    let n = text.len();
+                    let len = len.min(n);
+                    let cut = |s: usize| -> Option<Vec<u8>> {
+                        (len > 0 && s + len <= n)
+                            .then(|| text[s..s + len].to_vec())
+                            .filter(|p| !p.contains(&b'\n'))
+                    };
+                    let blocks = n / 16 + 1;
+                    let b16 = 16 * idx.index(blocks);
+                    let from_text = match how {
+                        0 => cut(0),
+                        1 => cut(n.saturating_sub(len)),
+                        2 => cut((b16 + idx.index(3)).saturating_sub(1)),
+                        3 => cut(b16.saturating_sub(len)),
+                        4 if len > 0 => cut(idx.index(n - len + 1)),
+                        _ => None,
+                    };
+                    let mut p = from_text.unwrap_or_else(|| {
+                        random
+                            .into_iter()
+                            .map(|b| if b == b'\n' { b'b' } else { b })
+                            .collect()
+                    });
+                    if how == 5 {
+                        // shared first two bytes (different tails)
+                        p.splice(..p.len().min(2), prefix.iter().copied());
+                        p.truncate(16);
+                    }
+                    p
+                })
+                .collect();
+            (text, pats)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn char16_prop_against_naive_and_cpu((hay, pats) in char16_case(),
+                                         fold in any::<bool>(), geometry in 0usize..4,
+                                         count in any::<bool>()) {
+        if have_device() {
+            check_char16(&hay, &LiteralSet::new(pats, fold), geometry, count);
+        }
+    }
+
+    /// Sets with few distinct keys (direct compares by default): patterns
+    /// that all start with one of two pairs, or 1-byte patterns.
+    #[test]
+    fn char16_prop_shared_prefixes(hay in proptest::collection::vec(c16_byte(), 0..700),
+                                   tails in proptest::collection::vec(
+                                       (0usize..3, proptest::collection::vec(c16_byte(), 0..=14)),
+                                       1..=16),
+                                   fold in any::<bool>(), geometry in 0usize..4) {
+        if have_device() {
+            let heads: [&[u8]; 3] = [b"ab", b"Ba", b"a"];
+            let pats: Vec<Vec<u8>> = tails
+                .into_iter()
+                .map(|(h, t)| {
+                    let mut p = heads[h].to_vec();
+                    p.extend(t.into_iter().filter(|&b| b != b'\n'));
+                    p
+                })
+                .collect();
+            check_char16(&hay, &LiteralSet::new(pats, fold), geometry, true);
+        }
+    }
+}
+
+/// Matches at offset 0, ending at the last byte, and starting / ending at
+/// every position around 16-byte block boundaries, for every pattern
+/// length 1..=16, alone and in a 16-pattern set; every geometry, both case
+/// modes.
+#[test]
+fn char16_block_boundaries() {
+    if !have_device() {
+        return;
+    }
+    let pat_for = |len: usize| -> Vec<u8> { (0..len).map(|i| b'K' + (i % 7) as u8).collect() };
+    let mut all_hays = Vec::new();
+    for len in 1..=16usize {
+        let p = pat_for(len);
+        let mut hays = Vec::new();
+        for n in [16usize, 17, 31, 32, 33, 64, 100] {
+            if n < len {
+                continue;
+            }
+            let mut hay = vec![b'.'; n];
+            let mut at: Vec<usize> = vec![0, n - len];
+            for b in (16..n).step_by(16) {
+                at.extend([b - 1, b, b + 1]);
+                at.extend(b.checked_sub(len));
+            }
+            for &s in &at {
+                if s + len <= n {
+                    hay[s..s + len].copy_from_slice(&p);
+                }
+            }
+            hays.push(hay.to_ascii_lowercase());
+            hays.push(hay);
+        }
+        for fold in [false, true] {
+            for g in 0..CHAR16_GEOMETRIES.len() {
+                let set = LiteralSet::new(vec![p.clone(), b"zz".to_vec()], fold);
+                check_char16_many(&hays, &set, g, true);
+            }
+        }
+        all_hays.extend(hays);
+    }
+    let all16: Vec<Vec<u8>> = (1..=16).map(pat_for).collect();
+    for fold in [false, true] {
+        for g in 0..CHAR16_GEOMETRIES.len() {
+            check_char16_many(&all_hays, &LiteralSet::new(all16.clone(), fold), g, true);
+        }
+    }
+}
+
+/// Every position a candidate (all-'a' text, 16 patterns): the local queue
+/// overflows (verification in place) and the result list overflows
+/// (direct global writes) at small and default geometry.
+#[test]
+fn char16_dense_queue_overflow() {
+    if !have_device() {
+        return;
+    }
+    let mut hay = vec![b'a'; 40_000];
+    hay[777] = b'b';
+    hay[20_001] = b'A';
+    hay[39_999] = b'b';
+    let runs: Vec<Vec<u8>> = (1..=16).map(|l| vec![b'a'; l]).collect();
+    let pairs: Vec<Vec<u8>> = (1..=16)
+        .map(|l| {
+            let mut p = vec![b'a'; l];
+            p[l - 1] = b'b';
+            p
+        })
+        .collect();
+    for pats in [runs, pairs] {
+        for fold in [false, true] {
+            for g in 0..CHAR16_GEOMETRIES.len() {
+                let hays = [hay.clone(), hay[..1000].to_vec()];
+                check_char16_many(&hays, &LiteralSet::new(pats.clone(), fold), g, true);
+            }
+        }
+    }
+}
+
+/// A realistic mix at default geometry over many work-groups: 2, 4 and 16
+/// patterns (direct and bitmap filters by default), exact and folded.
+#[test]
+fn char16_larger_text() {
+    if !have_device() {
+        return;
+    }
+    let hay = lcg_text(200_000, 5);
+    let sets: [&[&str]; 4] = [
+        &["needle", "fox"],
+        &["needle", "haystack", "dog ", "\u{e9}t"],
+        &[
+            "the",
+            "quick",
+            "brown",
+            "fox",
+            "jumps",
+            "over",
+            "lazy",
+            "dog",
+            "Needle",
+            "e",
+            "t\u{e9}",
+            "stack ",
+            "y d",
+            "ox j",
+            "zz",
+            "haystack the qui",
+        ],
+        &["o", "e", " ", "needle\nthe"],
+    ];
+    for pats in sets {
+        let pats: Vec<Vec<u8>> = pats.iter().map(|p| p.as_bytes().to_vec()).collect();
+        for fold in [false, true] {
+            check_char16(&hay, &LiteralSet::new(pats.clone(), fold), 0, true);
+        }
+    }
+}
+
+/// Runs the char16 tests again in child processes with the phase-1 filter
+/// forced each way (`GSEARCH_CHAR16_FILTER`), so both paths are covered
+/// whatever the default choice for each set.
+#[test]
+fn char16_both_filters() {
+    if std::env::var_os("GSEARCH_CHAR16_FILTER").is_some() || !have_device() {
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    for mode in ["direct", "bitmap"] {
+        let out = std::process::Command::new(&exe)
+            .args([
+                "char16_",
+                "--skip",
+                "char16_both_filters",
+                "--test-threads",
+                "2",
+            ])
+            .env("GSEARCH_CHAR16_FILTER", mode)
+            .output()
+            .expect("running the test binary");
+        assert!(
+            out.status.success(),
+            "char16 tests with GSEARCH_CHAR16_FILTER={mode} failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

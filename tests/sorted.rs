@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use gsearch::sorted::device::{self, ClDevice, DeviceInfo};
-use gsearch::sorted::search::{DeviceSearch, Method, SearchKey, eytzinger_rank};
+use gsearch::sorted::search::{DeviceSearch, Method, SearchKey, eytzinger_rank, keys_sorted};
 use gsearch::sorted::{DeviceChoice, SortedError, SortedOptions, run, run_with_report};
 
 // ---------------------------------------------------------------------------
@@ -266,6 +266,166 @@ fn device_enqueue_runs_where_supported() {
     }
     if env_flag("GSEARCH_REQUIRE_DEVICE_ENQUEUE") {
         assert!(ran > 0, "device-enqueue kernel ran on no device");
+    }
+}
+
+/// The blocked methods on one (hay, keys) pair against partition_point.
+fn check_blocked<T: SearchKey + Ord>(ds: &DeviceSearch<T>, hay: &[T], keys: &[T], what: &str) {
+    let want: Vec<u32> = keys
+        .iter()
+        .map(|k| hay.partition_point(|x| x < k) as u32)
+        .collect();
+    for m in [Method::Blocked, Method::BlockedFused] {
+        assert!(ds.supports(m), "{} unsupported", m.name());
+        let got = ds
+            .lower_bound(m, hay, keys)
+            .unwrap_or_else(|e| panic!("{} {what}: {e}", m.name()));
+        if let Some(i) = got.iter().zip(&want).position(|(a, b)| a != b) {
+            panic!(
+                "{} on {} ({what}): n={} nkeys={} key #{i} {:?}: got {} want {}",
+                m.name(),
+                ds.device().describe(),
+                hay.len(),
+                keys.len(),
+                keys[i],
+                got[i],
+                want[i]
+            );
+        }
+    }
+}
+
+/// Key batches for one sorted `hay`: sorted ones (every element, random
+/// with absent keys and keys beyond both ends, all equal, sparse) and
+/// unsorted ones (reversed, shuffled, sorted but for one swap).
+fn blocked_cases<T: SearchKey + Ord>(
+    ds: &DeviceSearch<T>,
+    hay: &[T],
+    make: &impl Fn(u64) -> T,
+    spread: u64,
+    rng: &mut Rng,
+) {
+    let n = hay.len();
+    let mut random: Vec<T> = (0..(n + 37))
+        .map(|_| make(rng.below(spread * 2 + 4)))
+        .collect();
+    random.push(make(0));
+    random.push(make(u64::MAX));
+    random.sort();
+    let mut sparse: Vec<T> = (0..(n / 40 + 3))
+        .map(|_| make(rng.below(spread * 2 + 4)))
+        .collect();
+    sparse.sort();
+    let equal = vec![hay.get(n / 2).copied().unwrap_or(make(3)); 3000];
+    let sorted_cases: [(&str, Vec<T>); 5] = [
+        ("every element", hay.to_vec()),
+        ("sorted random", random.clone()),
+        ("sorted sparse", sparse),
+        ("all equal", equal),
+        ("one key", vec![make(spread)]),
+    ];
+    for (what, keys) in &sorted_cases {
+        assert!(keys_sorted(keys));
+        check_blocked(ds, hay, keys, what);
+    }
+    let mut reversed = random.clone();
+    reversed.reverse();
+    let mut shuffled = random.clone();
+    for i in (1..shuffled.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        shuffled.swap(i, j);
+    }
+    let mut one_swap = random.clone();
+    let len = one_swap.len();
+    one_swap.swap(len / 3, 2 * len / 3);
+    let mut halves = random[len / 2..].to_vec();
+    halves.extend_from_slice(&random[..len / 2]);
+    for (what, keys) in [
+        ("reversed", reversed),
+        ("shuffled", shuffled),
+        ("one swap", one_swap),
+        ("upper half first", halves),
+    ] {
+        check_blocked(ds, hay, &keys, what);
+    }
+}
+
+#[test]
+fn blocked_matches_partition_point() {
+    if no_devices("blocked_matches_partition_point") {
+        return;
+    }
+    let sizes: Vec<usize> = SIZES
+        .iter()
+        .copied()
+        .chain([1023, 1024, 1025, 5000, 65_537, 300_007])
+        .collect();
+    for (info, dev) in devices() {
+        let ds = DeviceSearch::<i32>::new(dev.clone()).expect("build search.cl");
+        let mut rng = Rng(0xb10c + info.index as u64);
+        let make = |v: u64| -> i32 {
+            if v == u64::MAX {
+                i32::MAX
+            } else {
+                (v as i64 - 40).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+            }
+        };
+        for &n in &sizes {
+            // Few distinct values (many duplicates), and (for the large
+            // sizes) nearly distinct ones: dense and sparse key ranges.
+            for spread in [(n as u64 / 3).max(2), (n as u64 * 4).max(2)] {
+                let mut hay: Vec<i32> = (0..n).map(|_| make(rng.below(spread) * 2)).collect();
+                hay.sort();
+                blocked_cases(&ds, &hay, &make, spread, &mut rng);
+            }
+        }
+        // Extremes of the type in the haystack and the keys.
+        let hay = vec![i32::MIN, i32::MIN, -1, 0, 0, 7, i32::MAX, i32::MAX];
+        let keys = vec![i32::MIN, -5, -1, 0, 1, 7, 8, i32::MAX - 1, i32::MAX];
+        check_blocked(&ds, &hay, &keys, "extremes");
+        let rev: Vec<i32> = keys.iter().rev().copied().collect();
+        check_blocked(&ds, &hay, &rev, "extremes reversed");
+        // No keys.
+        for m in [Method::Blocked, Method::BlockedFused] {
+            assert!(ds.lower_bound(m, &hay, &[]).unwrap().is_empty());
+        }
+
+        // u64: the unsigned comparison, near the top of the range.
+        let ds64 = DeviceSearch::<u64>::new(dev.clone()).expect("build search.cl");
+        let make64 = |v: u64| -> u64 {
+            if v == u64::MAX {
+                u64::MAX
+            } else {
+                (u64::MAX / 2).wrapping_add(v.wrapping_mul(0x0101_0101_0101))
+            }
+        };
+        for n in [0usize, 1, 2, 100, 4097, 20_011] {
+            let spread = (n as u64 / 2).max(2);
+            let mut hay: Vec<u64> = (0..n).map(|_| make64(rng.below(spread) * 2)).collect();
+            hay.sort();
+            blocked_cases(&ds64, &hay, &make64, spread, &mut rng);
+        }
+        eprintln!("{}: blocked and blocked-fused ok", info.label());
+    }
+}
+
+#[test]
+fn pick_prefers_blocked_for_sorted_keys() {
+    if no_devices("pick_prefers_blocked_for_sorted_keys") {
+        return;
+    }
+    if std::env::var_os("GSEARCH_SORTED_METHOD").is_some() {
+        eprintln!("skip pick_prefers_blocked_for_sorted_keys: GSEARCH_SORTED_METHOD is set");
+        return;
+    }
+    for (_, dev) in devices() {
+        let ds = DeviceSearch::<u64>::new(dev.clone()).unwrap();
+        assert!(ds.methods(&[]).contains(&Method::Blocked));
+        assert!(ds.methods(&[]).contains(&Method::BlockedFused));
+        assert_eq!(ds.pick_for(1000, &[1, 2, 2, 9]), Method::Blocked);
+        assert_eq!(ds.pick_for(1000, &[]), Method::Blocked);
+        assert_eq!(ds.pick_for(1000, &[3, 2]), Method::Binary);
+        assert_eq!(ds.pick(1000, 4), Method::Binary);
     }
 }
 

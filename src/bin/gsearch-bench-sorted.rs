@@ -4,7 +4,10 @@
 //! (median of --runs runs after one warm-up), beside a plain device copy of
 //! the array (clEnqueueCopyBuffer) and the published RTX 2080 Ti figures.
 //! Every method's answers are checked against the CPU
-//! (`slice::partition_point`).
+//! (`slice::partition_point`). The blocked search (`blocked`, two launches;
+//! `blocked-fused`, one) is timed on the sorted key batch (the array
+//! itself) and on the unsorted one (the seed's Eytzinger-order keys, where
+//! it falls back to global binary search); each row says which keys.
 //!
 //! ```text
 //! gsearch-bench-sorted [--n N] [--runs R] [--segs 4,8,16,32] [--device SEL] [--no-verify]
@@ -17,10 +20,10 @@ use std::sync::Arc;
 
 use clap::Parser;
 use gsearch::sorted::device::{ClDevice, list_devices, select_device};
-use gsearch::sorted::search::{DeviceSearch, Method, Timing, eytzinger_rank};
+use gsearch::sorted::search::{DeviceSearch, Method, Timing, eytzinger_rank, keys_sorted};
 
 #[derive(Parser, Debug)]
-#[command(about = "Benchmark gsearch's sorted-search kernels (binary, Eytzinger, N-ary)")]
+#[command(about = "Benchmark gsearch's sorted-search kernels (binary, Eytzinger, blocked, N-ary)")]
 struct Args {
     /// Array length (the seed uses 2^25 - 1 = 33554431).
     #[arg(long, env = "GSEARCH_BENCH_N", default_value_t = (1 << 25) - 1)]
@@ -150,6 +153,14 @@ fn bench(args: &Args) -> Result<bool, String> {
             .map(|k| hay.partition_point(|x| x < k) as u32)
             .collect()
     };
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    println!(
+        "keys: the array itself (sorted: {}) unless a row says \"Eytzinger order\" (sorted: {}); \
+         checked on the host",
+        yes_no(keys_sorted(&hay)),
+        yes_no(keys_sorted(&eyt_keys))
+    );
+    println!();
 
     let e = |x: gsearch::sorted::device::DeviceError| x.to_string();
     let hay_buf = ds.upload(&hay).map_err(e)?;
@@ -235,6 +246,52 @@ fn bench(args: &Args) -> Result<bool, String> {
         seed_us: None,
         verified: check(&out, &want_sorted),
     });
+
+    for (label, m, keys_buf, want) in [
+        (
+            "blocked: bounds + local-memory search, 2 launches (sorted keys)",
+            Method::Blocked,
+            &hay_buf,
+            &want_sorted,
+        ),
+        (
+            "blocked, 1 launch, cooperative bounds (sorted keys)",
+            Method::BlockedFused,
+            &hay_buf,
+            &want_sorted,
+        ),
+        (
+            "blocked, 2 launches (keys in Eytzinger order: unsorted, fallback)",
+            Method::Blocked,
+            &eyt_keys_buf,
+            &want_eyt,
+        ),
+        (
+            "blocked, 1 launch (keys in Eytzinger order: unsorted, fallback)",
+            Method::BlockedFused,
+            &eyt_keys_buf,
+            &want_eyt,
+        ),
+    ] {
+        if !ds.supports(m) {
+            println!("(skipped {label}: not supported on this device)");
+            continue;
+        }
+        match time_runs(runs, || {
+            ds.run_buffers(m, &hay_buf, n, keys_buf, n, &mut out)
+                .map_err(e)
+        }) {
+            Ok((med, min)) => rows.push(Row {
+                name: label.into(),
+                segs: None,
+                median_us: med,
+                min_us: min,
+                seed_us: None,
+                verified: check(&out, want),
+            }),
+            Err(err) => println!("({label} failed: {err})"),
+        }
+    }
 
     for (label, make) in [
         (

@@ -204,6 +204,46 @@ pub fn pack_char16(pats: &[Vec<u8>]) -> (Vec<u8>, Vec<u8>, Vec<u32>) {
     (p, m, l)
 }
 
+/// The char16 kernel's phase-1 keys: the distinct first two bytes
+/// (`b0 | b1 << 8`) of the patterns of length >= 2, then the distinct bytes
+/// of the 1-byte patterns; a pair whose first byte is also a 1-byte key is
+/// left out (that byte key already admits it). Returns (keys, nk2, nk1).
+pub fn char16_keys(pats: &[Vec<u8>]) -> (Vec<u32>, u32, u32) {
+    let mut bytes: Vec<u32> = pats
+        .iter()
+        .filter(|p| p.len() == 1)
+        .map(|p| u32::from(p[0]))
+        .collect();
+    bytes.sort_unstable();
+    bytes.dedup();
+    let mut pairs: Vec<u32> = pats
+        .iter()
+        .filter(|p| p.len() >= 2 && !bytes.contains(&u32::from(p[0])))
+        .map(|p| u32::from(p[0]) | u32::from(p[1]) << 8)
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let (nk2, nk1) = (pairs.len() as u32, bytes.len() as u32);
+    pairs.extend(bytes);
+    (pairs, nk2, nk1)
+}
+
+/// Phase-1 cost budget of the char16 kernel's direct compares, in byte-key
+/// units (a pair key costs 2: 8 words to test instead of 4). Above it the
+/// kernel uses its local pair bitmap (~constant cost per position).
+pub const CHAR16_DIRECT_BUDGET: u32 = 8;
+
+/// Whether the char16 kernel should filter with its pair bitmap (else with
+/// direct SWAR compares): by cost, or forced with
+/// `GSEARCH_CHAR16_FILTER=bitmap|direct` (tuning and benchmarks).
+pub fn char16_use_bitmap(nk2: u32, nk1: u32) -> bool {
+    match std::env::var("GSEARCH_CHAR16_FILTER").as_deref() {
+        Ok("bitmap") => true,
+        Ok("direct") => false,
+        _ => 2 * nk2 + nk1 > CHAR16_DIRECT_BUDGET,
+    }
+}
+
 /// Launch geometry shared by the kernels.
 #[derive(Clone, Copy, Debug)]
 pub struct Geometry {
@@ -236,6 +276,10 @@ pub enum PatternArgs {
         masks: Buffer<u8>,
         lens: Buffer<u32>,
         npat: u32,
+        keys: Buffer<u32>,
+        nk2: u32,
+        nk1: u32,
+        bitmap: u32,
     },
     Many(Box<super::many::ManyArgs>),
 }
@@ -281,11 +325,16 @@ impl PatternArgs {
             }
             KernelKind::Char16 => {
                 let (p, m, l) = pack_char16(pats);
+                let (keys, nk2, nk1) = char16_keys(pats);
                 PatternArgs::Char16 {
                     pats: ro_buffer(ctx, &p)?,
                     masks: ro_buffer(ctx, &m)?,
                     lens: ro_buffer(ctx, &l)?,
                     npat: pats.len() as u32,
+                    keys: ro_buffer(ctx, &keys)?,
+                    nk2,
+                    nk1,
+                    bitmap: u32::from(char16_use_bitmap(nk2, nk1)),
                 }
             }
             KernelKind::Many => PatternArgs::Many(Box::new(super::many::ManyArgs::new(ctx, pats)?)),
@@ -314,6 +363,48 @@ fn enqueue_1d(
     // SAFETY: one-dimensional sizes from live arrays; every argument of `k`
     // was set by the caller (the launch functions below set all of them).
     unsafe { q.enqueue_nd_range_kernel(k.get(), 1, ptr::null(), g.as_ptr(), l.as_ptr(), wait) }
+}
+
+/// Arguments 0..=10 of the char16 kernels (match and count mode alike).
+///
+/// # Safety
+/// `kernel` must be one of `multi_char16.cl`'s kernels.
+unsafe fn char16_common_args(
+    kernel: &Kernel,
+    args: &PatternArgs,
+    geo: Geometry,
+    text: &opencl3::types::cl_mem,
+    n: u32,
+) -> Result<(), ClError> {
+    let PatternArgs::Char16 {
+        pats,
+        masks,
+        lens,
+        npat,
+        keys,
+        nk2,
+        nk1,
+        bitmap,
+    } = args
+    else {
+        return Err(ClError(opencl3::error_codes::CL_INVALID_KERNEL));
+    };
+    let block = geo.block() as u32;
+    // SAFETY: indices and types follow multi_char16.cl's argument layout.
+    unsafe {
+        arg(kernel, 0, text)?;
+        arg(kernel, 1, &n)?;
+        arg(kernel, 2, &pats.get())?;
+        arg(kernel, 3, &masks.get())?;
+        arg(kernel, 4, &lens.get())?;
+        arg(kernel, 5, npat)?;
+        arg(kernel, 6, &block)?;
+        arg(kernel, 7, &keys.get())?;
+        arg(kernel, 8, nk2)?;
+        arg(kernel, 9, nk1)?;
+        arg(kernel, 10, bitmap)?;
+    }
+    Ok(())
 }
 
 /// Where a match-mode launch writes.
@@ -378,23 +469,11 @@ pub fn launch_match(
                 let global = npos.div_ceil(geo.block()) * geo.wg;
                 enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
             }
-            PatternArgs::Char16 {
-                pats,
-                masks,
-                lens,
-                npat,
-            } => {
-                let block = geo.block() as u32;
-                arg(kernel, 0, &t)?;
-                arg(kernel, 1, &n)?;
-                arg(kernel, 2, &pats.get())?;
-                arg(kernel, 3, &masks.get())?;
-                arg(kernel, 4, &lens.get())?;
-                arg(kernel, 5, npat)?;
-                arg(kernel, 6, &block)?;
-                arg(kernel, 7, &out)?;
-                arg(kernel, 8, &o.cap)?;
-                arg(kernel, 9, &count)?;
+            PatternArgs::Char16 { .. } => {
+                char16_common_args(kernel, args, geo, &t, n)?;
+                arg(kernel, 11, &out)?;
+                arg(kernel, 12, &o.cap)?;
+                arg(kernel, 13, &count)?;
                 let global = (n as usize).div_ceil(geo.block()) * geo.wg;
                 enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
             }
@@ -418,29 +497,16 @@ pub fn launch_count(
     counts: &Buffer<u32>,
     wait: &[cl_event],
 ) -> Result<Option<Event>, ClError> {
-    let PatternArgs::Char16 {
-        pats,
-        masks,
-        lens,
-        npat,
-    } = args
-    else {
+    if !matches!(args, PatternArgs::Char16 { .. }) {
         return Err(ClError(opencl3::error_codes::CL_INVALID_KERNEL));
-    };
+    }
     if n == 0 {
         return Ok(None);
     }
-    let block = geo.block() as u32;
     // SAFETY: argument layout of multi_char16_count (see multi_char16.cl).
     unsafe {
-        arg(kernel, 0, &text.get())?;
-        arg(kernel, 1, &n)?;
-        arg(kernel, 2, &pats.get())?;
-        arg(kernel, 3, &masks.get())?;
-        arg(kernel, 4, &lens.get())?;
-        arg(kernel, 5, npat)?;
-        arg(kernel, 6, &block)?;
-        arg(kernel, 7, &counts.get())?;
+        char16_common_args(kernel, args, geo, &text.get(), n)?;
+        arg(kernel, 11, &counts.get())?;
     }
     let global = (n as usize).div_ceil(geo.block()) * geo.wg;
     enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
@@ -478,6 +544,21 @@ mod tests {
         let (b, i) = pack_naive(&[b"ab".to_vec(), b"c".to_vec()]);
         assert_eq!(b, b"abc");
         assert_eq!(i, vec![0, 2, 2, 1]);
+    }
+
+    #[test]
+    fn char16_keys_dedup_and_subsume() {
+        let pats: Vec<Vec<u8>> = [&b"abc"[..], b"abd", b"a", b"xy", b"xyz", b"q", b"q", b"cd"]
+            .iter()
+            .map(|p| p.to_vec())
+            .collect();
+        let (keys, nk2, nk1) = char16_keys(&pats);
+        // "ab*" is admitted by the byte key 'a'
+        let cd = u32::from(b'c') | u32::from(b'd') << 8;
+        let xy = u32::from(b'x') | u32::from(b'y') << 8;
+        assert_eq!((nk2, nk1), (2, 2));
+        assert_eq!(keys, vec![cd, xy, u32::from(b'a'), u32::from(b'q')]);
+        assert!(!char16_use_bitmap(4, 0) || std::env::var("GSEARCH_CHAR16_FILTER").is_ok());
     }
 
     #[test]

@@ -478,7 +478,7 @@ fn device_search(
         )));
     }
     let kp: Vec<u64> = keys.iter().map(|k| prefix_key(k, fold)).collect();
-    let method = ds.pick(n, kp.len());
+    let method = ds.pick_for(n, &kp);
     let (bounds, timing) = match ds.lower_bound_timed(method, &pfx, &kp) {
         Ok(r) => r,
         Err(e) => return Ok(DeviceOutcome::Failed(e.to_string())),

@@ -12,7 +12,7 @@
 
 use std::marker::PhantomData;
 use std::ptr;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
@@ -30,6 +30,11 @@ pub const SEARCH_ENQUEUE_CL: &str = include_str!("../../kernels/search_enqueue.c
 /// Largest array the kernels accept (indices are `uint`, and the Eytzinger
 /// descent computes `2 * node + 1` for nodes up to `n`).
 pub const MAX_LEN: usize = (1 << 31) - 2;
+
+/// Keys per work-item of the blocked kernels (`-DBLOCKED_KPT`): a block is
+/// `local size * BLOCKED_KPT` consecutive keys. Overridable for tuning with
+/// `GSEARCH_SORTED_KPT` (1..=16), read when a [`DeviceSearch`] is built.
+pub const BLOCKED_KPT: u32 = 4;
 
 /// Element/key types the kernels are built for.
 pub trait SearchKey: Copy + Default + PartialOrd + Send + Sync + std::fmt::Debug + 'static {
@@ -66,6 +71,15 @@ pub enum Method {
     /// N-ary search whose passes are enqueued by the device itself
     /// (OpenCL 2.0 `enqueue_kernel`), one host launch.
     NaryDeviceEnqueue { segs: u32 },
+    /// Blocked search, two launches: the lower bounds of each key block's
+    /// first and last key, then per work-group the array range between
+    /// them is loaded coalesced into local memory and searched there. Near
+    /// copy bandwidth for sorted, dense keys; correct (by falling back to a
+    /// global binary search per undecided key) for keys in any order.
+    Blocked,
+    /// [`Method::Blocked`] in one launch: each work-group finds its range
+    /// with a cooperative (WG/2-ary) search.
+    BlockedFused,
 }
 
 impl Method {
@@ -77,6 +91,8 @@ impl Method {
             Method::NaryHost { segs } => format!("nary-host:{segs}"),
             Method::NaryLocal { segs } => format!("nary-local:{segs}"),
             Method::NaryDeviceEnqueue { segs } => format!("nary-enqueue:{segs}"),
+            Method::Blocked => "blocked".into(),
+            Method::BlockedFused => "blocked-fused".into(),
         }
     }
 
@@ -94,6 +110,8 @@ impl Method {
         Some(match base.as_str() {
             "binary" => Method::Binary,
             "eytzinger" => Method::Eytzinger,
+            "blocked" => Method::Blocked,
+            "blocked-fused" => Method::BlockedFused,
             "nary-host" => Method::NaryHost { segs },
             "nary-local" => Method::NaryLocal { segs },
             "nary-enqueue" => Method::NaryDeviceEnqueue { segs },
@@ -157,6 +175,11 @@ pub struct DeviceSearch<T: SearchKey> {
     dev: Arc<ClDevice>,
     program: Program,
     enqueue_program: OnceLock<Result<Program, String>>,
+    /// Keys per work-item of the blocked kernels (the `-DBLOCKED_KPT` built).
+    kpt: u32,
+    /// The blocked search's per-block bounds, kept between calls (held for
+    /// the whole of a call, which waits for its kernels).
+    bounds_scratch: Mutex<Option<(usize, Buffer<u32>)>>,
     _t: PhantomData<T>,
 }
 
@@ -183,7 +206,12 @@ fn round_up(global: usize, local: usize) -> usize {
 impl<T: SearchKey> DeviceSearch<T> {
     /// Build the OpenCL 1.2 kernels for `dev`.
     pub fn new(dev: Arc<ClDevice>) -> Result<Self, DeviceError> {
-        let options = format!("-DKEY_T={}", T::CL_TYPE);
+        let kpt = std::env::var("GSEARCH_SORTED_KPT")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|k| (1..=16).contains(k))
+            .unwrap_or(BLOCKED_KPT);
+        let options = format!("-DKEY_T={} -DBLOCKED_KPT={kpt}", T::CL_TYPE);
         let program =
             build_program(&dev, &[SEARCH_CL], &options).map_err(|log| DeviceError::Cl {
                 what: format!("building search.cl: {log}"),
@@ -193,6 +221,8 @@ impl<T: SearchKey> DeviceSearch<T> {
             dev,
             program,
             enqueue_program: OnceLock::new(),
+            kpt,
+            bounds_scratch: Mutex::new(None),
             _t: PhantomData,
         })
     }
@@ -208,7 +238,11 @@ impl<T: SearchKey> DeviceSearch<T> {
         self.dev.ensure_device_queue()?;
         self.enqueue_program
             .get_or_init(|| {
-                let options = format!("-cl-std=CL2.0 -DKEY_T={}", T::CL_TYPE);
+                let options = format!(
+                    "-cl-std=CL2.0 -DKEY_T={} -DBLOCKED_KPT={}",
+                    T::CL_TYPE,
+                    self.kpt
+                );
                 build_program(&self.dev, &[SEARCH_CL, SEARCH_ENQUEUE_CL], &options)
             })
             .as_ref()
@@ -226,12 +260,19 @@ impl<T: SearchKey> DeviceSearch<T> {
             Method::NaryHost { segs } => segs >= 2,
             Method::NaryLocal { segs } => self.local_shape(segs).is_ok(),
             Method::NaryDeviceEnqueue { segs } => segs >= 2 && self.enqueue_program().is_ok(),
+            Method::Blocked => self.blocked_shape(false).is_ok(),
+            Method::BlockedFused => self.blocked_shape(true).is_ok(),
         }
     }
 
     /// Every method this device runs, N-ary with the given segment counts.
     pub fn methods(&self, segs: &[u32]) -> Vec<Method> {
-        let mut out = vec![Method::Binary, Method::Eytzinger];
+        let mut out = vec![
+            Method::Binary,
+            Method::Eytzinger,
+            Method::Blocked,
+            Method::BlockedFused,
+        ];
         for &s in segs {
             out.push(Method::NaryHost { segs: s });
         }
@@ -245,20 +286,41 @@ impl<T: SearchKey> DeviceSearch<T> {
         out
     }
 
-    /// The method for a one-shot search of `nkeys` keys in `n` elements:
-    /// `GSEARCH_SORTED_METHOD` (a [`Method::name`]) if set and supported;
-    /// otherwise binary search. Measured with gsearch-bench-sorted on an
-    /// H200 (2^25 - 1 i32, every element looked up): binary 506 µs,
-    /// Eytzinger 694 µs + 210 µs to build the layout, N-ary 3.8 ms (one
-    /// launch, N=2) to 44 ms (host passes, N=32); on PoCL and Intel's CPU
-    /// runtime binary or Eytzinger lead too. So binary everywhere until a
-    /// device shows otherwise.
+    /// The method for a one-shot search of `nkeys` keys in unknown order in
+    /// `n` elements: `GSEARCH_SORTED_METHOD` (a [`Method::name`]) if set
+    /// and supported; otherwise binary search. Measured with
+    /// gsearch-bench-sorted on an H200 (2^25 - 1 i32, every element looked
+    /// up): binary 506 µs, Eytzinger 694 µs + 210 µs to build the layout,
+    /// N-ary 3.8 ms (one launch, N=2) to 44 ms (host passes, N=32); on PoCL
+    /// and Intel's CPU runtime binary or Eytzinger lead too. So binary
+    /// everywhere for keys in unknown order. Callers that have the keys
+    /// should use [`Self::pick_for`].
     pub fn pick(&self, _n: usize, _nkeys: usize) -> Method {
+        Self::env_method()
+            .filter(|m| self.supports(*m))
+            .unwrap_or(Method::Binary)
+    }
+
+    /// [`Self::pick`] knowing the keys: `GSEARCH_SORTED_METHOD` if set and
+    /// supported; otherwise [`Method::Blocked`] when `keys` are sorted
+    /// (ascending, ties allowed; one O(nkeys) pass here) and the device
+    /// runs it, else binary search. The blocked search answers keys in any
+    /// order, but only sorted batches make it faster than binary.
+    pub fn pick_for(&self, n: usize, keys: &[T]) -> Method {
+        if let Some(m) = Self::env_method().filter(|m| self.supports(*m)) {
+            return m;
+        }
+        if keys_sorted(keys) && self.supports(Method::Blocked) {
+            Method::Blocked
+        } else {
+            self.pick(n, keys.len())
+        }
+    }
+
+    fn env_method() -> Option<Method> {
         std::env::var("GSEARCH_SORTED_METHOD")
             .ok()
             .and_then(|s| Method::parse(&s))
-            .filter(|m| self.supports(*m))
-            .unwrap_or(Method::Binary)
     }
 
     /// A device buffer holding a copy of `data` (at least one element, as
@@ -456,7 +518,114 @@ impl<T: SearchKey> DeviceSearch<T> {
             Method::NaryDeviceEnqueue { segs } => {
                 self.run_nary_enqueue(segs, hay, n, keys, nkeys, out)
             }
+            Method::Blocked => self.run_blocked(false, hay, n, keys, nkeys, out),
+            Method::BlockedFused => self.run_blocked(true, hay, n, keys, nkeys, out),
         }
+    }
+
+    /// Launch shape of the blocked kernels: (work-group size WG, keys per
+    /// block WG * kpt, window capacity in elements). The window holds up to
+    /// 4 blocks' worth of elements (the range of a block of sorted keys is
+    /// about `block * n / nkeys` elements), within the device's local
+    /// memory less 1 KiB for the kernels' own.
+    fn blocked_shape(&self, fused: bool) -> Result<(usize, usize, usize), DeviceError> {
+        let name = if fused {
+            "lower_bound_blocked_fused"
+        } else {
+            "lower_bound_blocked"
+        };
+        let k = self.kernel(&self.program, name)?;
+        let wg = self.local_size(&k);
+        let block = wg * self.kpt as usize;
+        let local = self.dev.local_mem_size as usize;
+        let cap = (4 * block).min(local.saturating_sub(1024) / std::mem::size_of::<T>());
+        if (fused && wg < 2) || cap < wg {
+            return Err(DeviceError::Cl {
+                what: format!(
+                    "{name}: work-group of {wg} with {local} bytes of local memory is too small"
+                ),
+                code: -54, // CL_INVALID_WORK_GROUP_SIZE
+            });
+        }
+        Ok((wg, block, cap))
+    }
+
+    fn run_blocked(
+        &self,
+        fused: bool,
+        hay: &Buffer<T>,
+        n: usize,
+        keys: &Buffer<T>,
+        nkeys: usize,
+        out: &mut Buffer<u32>,
+    ) -> Result<Timing, DeviceError> {
+        let (wg, block, cap) = self.blocked_shape(fused)?;
+        if nkeys + block > u32::MAX as usize {
+            return Err(DeviceError::Cl {
+                what: format!("blocked search of {nkeys} keys exceeds the kernels' limits"),
+                code: -30,
+            });
+        }
+        let nblocks = nkeys.div_ceil(block);
+        let local_bytes = cap * std::mem::size_of::<T>();
+        if fused {
+            let name = "lower_bound_blocked_fused";
+            let k = self.kernel(&self.program, name)?;
+            // SAFETY: argument types match lower_bound_blocked_fused(const
+            // global KEY_T*, uint, const global KEY_T*, uint, global uint*,
+            // uint, local KEY_T*[cap]); the buffers outlive the wait.
+            unsafe {
+                k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
+                k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
+                k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
+                k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
+                k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
+                k.set_arg(5, &(cap as u32)).map_err(cl_err("arg"))?;
+                k.set_arg_local_buffer(6, local_bytes)
+                    .map_err(cl_err("arg"))?;
+            }
+            let ev = self.launch(&k, nblocks * wg, wg, name)?;
+            return Timing::from_events(&[ev]);
+        }
+        let mut scratch = self
+            .bounds_scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if scratch.as_ref().is_none_or(|(len, _)| *len < 2 * nblocks) {
+            *scratch = None; // free the old one first
+            let len = (2 * nblocks).next_power_of_two();
+            *scratch = Some((len, self.alloc::<u32>(len)?));
+        }
+        let bounds = &scratch.as_ref().expect("allocated above").1;
+        let kb = self.kernel(&self.program, "blocked_bounds")?;
+        let k = self.kernel(&self.program, "lower_bound_blocked")?;
+        // SAFETY: argument types match blocked_bounds(const global KEY_T*,
+        // uint, const global KEY_T*, uint, uint, global uint*[2 * nblocks])
+        // and lower_bound_blocked(const global KEY_T*, uint, const global
+        // KEY_T*, uint, global uint*, const global uint*, uint,
+        // local KEY_T*[cap]); the buffers (and the scratch lock) outlive the
+        // wait in Timing::from_events, and the in-order queue runs the
+        // bounds before the search.
+        unsafe {
+            kb.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
+            kb.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
+            kb.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
+            kb.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
+            kb.set_arg(4, &(block as u32)).map_err(cl_err("arg"))?;
+            kb.set_arg(5, &bounds.get()).map_err(cl_err("arg"))?;
+            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
+            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
+            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
+            k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
+            k.set_arg(5, &bounds.get()).map_err(cl_err("arg"))?;
+            k.set_arg(6, &(cap as u32)).map_err(cl_err("arg"))?;
+            k.set_arg_local_buffer(7, local_bytes)
+                .map_err(cl_err("arg"))?;
+        }
+        let e1 = self.launch(&kb, 2 * nblocks, self.local_size(&kb), "blocked_bounds")?;
+        let e2 = self.launch(&k, nblocks * wg, wg, "lower_bound_blocked")?;
+        Timing::from_events(&[e1, e2])
     }
 
     fn run_simple(
@@ -721,6 +890,12 @@ impl<T: SearchKey> DeviceSearch<T> {
     }
 }
 
+/// Whether `keys` are in ascending order (ties allowed): the case the
+/// blocked search is made for.
+pub fn keys_sorted<T: PartialOrd>(keys: &[T]) -> bool {
+    keys.windows(2).all(|w| w[0] <= w[1])
+}
+
 /// Host model of `eytzinger_rank` in search.cl: the sorted index of
 /// Eytzinger node `node` (1-based) in a complete tree of `n` nodes.
 pub fn eytzinger_rank(node: u32, n: u32) -> u32 {
@@ -815,6 +990,8 @@ mod tests {
             Method::NaryHost { segs: 4 },
             Method::NaryLocal { segs: 16 },
             Method::NaryDeviceEnqueue { segs: 32 },
+            Method::Blocked,
+            Method::BlockedFused,
         ] {
             assert_eq!(Method::parse(&m.name()), Some(m));
         }
