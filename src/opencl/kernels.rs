@@ -81,9 +81,11 @@ impl KernelKind {
         }
     }
 
-    /// The kernel for a pattern shape: one pattern → three-phase; several
-    /// short ones → char16; more than 16, or several with one longer than
-    /// 16 bytes → many (naive only when forced or as a last resort).
+    /// The kernel for a pattern shape: one pattern → three-phase; 2..=16
+    /// patterns of 1..=16 bytes → char16 (pair filter + local queue, see
+    /// the char16 section of `kernels/README.md` for the reasoning); more
+    /// than 16, or several with one longer than 16 bytes → many (naive only
+    /// when forced or as a last resort).
     pub fn choose(pats: &[Vec<u8>]) -> KernelKind {
         if KernelKind::ThreePhase.can_handle(pats) {
             KernelKind::ThreePhase
