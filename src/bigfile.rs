@@ -48,25 +48,38 @@ pub fn search<W: WriteColor>(
         return None;
     }
     let file = std::fs::File::open(&hay.path).ok()?;
-    // SAFETY: read-only map of a regular file, dropped when this search
-    // ends; the remaining hazard (SIGBUS if the file shrinks meanwhile) is
-    // the one documented in RELIABILITY.md for every memory map.
-    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    if !crate::run::uses_mmap(cfg) {
+        return None;
+    }
+    // Mapped under the SIGBUS guard: a file that shrinks now is reported.
+    let map = crate::guard::GuardedMap::map(&file).ok().flatten()?;
     let lines = matching_lines(&map, &plan.matcher, threads);
     if lines.has_nul {
         return None;
     }
-    if crate::linefast::eligible(cfg) && crate::linefast::plain_text(&map) {
-        let printed =
-            crate::linefast::print(cfg, &hay.path, &map, &lines.starts, None, printer.get_mut());
-        return Some(printed.map(|has_match| SearchResult {
-            has_match,
-            stats: None,
-        }));
+    let plain = crate::linefast::plain_text(&map);
+    let result = if crate::linefast::count_eligible(cfg) && plain {
+        crate::linefast::print_count(cfg, &hay.path, &map, &lines.starts, None, printer.get_mut())
+            .map(|has_match| SearchResult {
+                has_match,
+                stats: None,
+            })
+    } else if crate::linefast::eligible(cfg) && plain {
+        crate::linefast::print(cfg, &hay.path, &map, &lines.starts, None, printer.get_mut()).map(
+            |has_match| SearchResult {
+                has_match,
+                stats: None,
+            },
+        )
+    } else {
+        searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
+        let m = OffsetMatcher::confirmed(&plan.matcher, &map, &lines.starts);
+        printer.search(searcher, m, &hay.path, Input::Slice(&map))
+    };
+    if map.faulted() {
+        return Some(Err(crate::guard::shrank_error()));
     }
-    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
-    let m = OffsetMatcher::confirmed(&plan.matcher, &map, &lines.starts);
-    Some(printer.search(searcher, m, &hay.path, Input::Slice(&map)))
+    Some(result)
 }
 
 /// What the threads found.

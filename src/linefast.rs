@@ -185,7 +185,9 @@ fn format_segment(
     let mut num = itoa::Buffer::new();
     for &s in starts {
         let s = s as usize;
-        if s < printed_until {
+        // Offsets are sorted; anything else (a file that changed under us)
+        // is skipped rather than trusted.
+        if s < printed_until || s < pos || s >= data.len() {
             continue;
         }
         // Segments start at line starts, so the line lies in this segment.
@@ -207,6 +209,85 @@ fn format_segment(
         if !text.ends_with(b"\n") {
             out.push(b'\n');
         }
+    }
+    out
+}
+
+/// Whether the output is a plain per-file count of matching lines.
+pub fn count_eligible(cfg: &Config) -> bool {
+    cfg.mode == OutputMode::Count
+        && !cfg.quiet
+        && !cfg.invert
+        && !cfg.stats
+        && cfg.max_count.is_none()
+        && cfg.color == termcolor::ColorChoice::Never
+}
+
+/// Prints `[PATH:]COUNT` for the lines holding `offsets` (sorted; lines
+/// confirmed by `confirm` when given), counting distinct lines with every
+/// core: each offset is moved back to its line start, then duplicates go.
+/// Returns whether any line matched.
+pub fn print_count<W: Write>(
+    cfg: &Config,
+    path: &Path,
+    data: &[u8],
+    offsets: &[u64],
+    confirm: Option<&RegexMatcher>,
+    wtr: &mut W,
+) -> io::Result<bool> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per = offsets.len().div_ceil(threads).max(1 << 12);
+    let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
+        let hs: Vec<_> = offsets
+            .chunks(per)
+            .map(|part| s.spawn(move || line_starts(data, part, confirm)))
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().expect("count thread"))
+            .collect()
+    });
+    // Each part is sorted and distinct; only neighbours across parts can
+    // repeat a line.
+    let mut count = 0u64;
+    let mut last = None;
+    for part in &parts {
+        for &ls in part {
+            if last != Some(ls) {
+                count += 1;
+                last = Some(ls);
+            }
+        }
+    }
+    if count > 0 || cfg.include_zero {
+        let mut out = path_prefix(cfg, path);
+        out.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
+        out.push(b'\n');
+        wtr.write_all(&out)?;
+    }
+    Ok(count > 0)
+}
+
+/// The distinct starts of the (confirmed) lines holding `offsets`.
+fn line_starts(data: &[u8], offsets: &[u64], confirm: Option<&RegexMatcher>) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::with_capacity(offsets.len());
+    let mut line_end = 0usize;
+    for &o in offsets {
+        let o = o as usize;
+        if o >= data.len() || (o < line_end && !out.is_empty()) {
+            continue;
+        }
+        let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
+        let le = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
+        line_end = le;
+        if out.last() == Some(&(ls as u64)) {
+            continue;
+        }
+        if let Some(m) = confirm {
+            if !m.is_match(&data[ls..le]).unwrap_or(false) {
+                continue;
+            }
+        }
+        out.push(ls as u64);
     }
     out
 }

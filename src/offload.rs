@@ -427,8 +427,15 @@ struct Finisher<'a> {
 
 impl<'a> Finisher<'a> {
     fn new(cfg: &'a Config, plan: &'a Plan) -> Finisher<'a> {
-        let bufwtr = buffer_writer(cfg);
-        let printer = Printer::new_unseparated(cfg, bufwtr.buffer());
+        // With one thread ripgrep's printer writes the separator between
+        // files itself (none before a file whose only output is a binary
+        // notice); with several, the buffer writer separates whole buffers.
+        let bufwtr = if cfg.threads == 1 {
+            termcolor::BufferWriter::stdout(cfg.color)
+        } else {
+            buffer_writer(cfg)
+        };
+        let printer = Printer::new(cfg, bufwtr.buffer());
         Finisher {
             cfg,
             plan,
@@ -577,6 +584,24 @@ impl<'a> Finisher<'a> {
             // no longer describe these bytes, so search them exactly.
             self.finish_bytes(hay, data, &[], true)
         } else if !big.has_nul
+            && crate::linefast::count_eligible(self.cfg)
+            && crate::linefast::plain_text(data)
+        {
+            // Distinct matching lines counted by every core.
+            let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
+            crate::linefast::print_count(
+                self.cfg,
+                &hay.path,
+                data,
+                &big.offsets,
+                m,
+                self.printer.get_mut(),
+            )
+            .map(|has_match| SearchResult {
+                has_match,
+                stats: None,
+            })
+        } else if !big.has_nul
             && crate::linefast::eligible(self.cfg)
             && crate::linefast::plain_text(data)
         {
@@ -628,7 +653,16 @@ impl<'a> Finisher<'a> {
             Input::Slice(data),
         );
         let same_match = r.as_ref().ok().map(|r| r.has_match) == device.map(|d| d.has_match);
-        if !same_match || cpu.get_mut().as_slice() != device_out.as_slice() {
+        // The device printer separates files itself with one thread; a
+        // fresh CPU printer never starts with that separator.
+        let mut dev = device_out.as_slice();
+        if let (1, Some(sep)) = (self.cfg.threads, self.cfg.file_separator.as_deref()) {
+            let line = [sep, b"\n"].concat();
+            if dev.starts_with(&line) && !cpu.get_mut().as_slice().starts_with(&line) {
+                dev = &dev[line.len()..];
+            }
+        }
+        if !same_match || cpu.get_mut().as_slice() != dev {
             err_message!(
                 "verify: {}: the device and the CPU engine disagree",
                 hay.path.display()
