@@ -30,7 +30,20 @@ use crate::walk::Haystack;
 
 /// Bytes per chunk: what one CPU thread searches between two claims, and
 /// at most a device batch minus the overlap.
-const CHUNK: usize = 32 << 20;
+const CHUNK_DEFAULT: usize = 32 << 20;
+
+/// The chunk size: [`CHUNK_DEFAULT`], or `GSEARCH_HYBRID_CHUNK` (tests use
+/// small chunks so that lines and matches cross chunk boundaries).
+fn chunk() -> usize {
+    static C: OnceLock<usize> = OnceLock::new();
+    *C.get_or_init(|| {
+        std::env::var("GSEARCH_HYBRID_CHUNK")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .unwrap_or(CHUNK_DEFAULT)
+    })
+}
 
 /// Whether this search suits the hybrid path.
 pub fn suits(cfg: &Config, plan: &Plan, size: u64) -> bool {
@@ -68,7 +81,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         _ => return crate::run::search_cpu(cfg, plan),
     };
     let data: &[u8] = &map;
-    let nchunks = data.len().div_ceil(CHUNK);
+    let nchunks = data.len().div_ceil(chunk());
     let next = AtomicUsize::new(0);
     let slots: Vec<OnceLock<Vec<u64>>> = (0..nchunks).map(|_| OnceLock::new()).collect();
     let nul = std::sync::atomic::AtomicBool::new(false);
@@ -79,6 +92,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
 
     std::thread::scope(|s| {
         let (next, slots, nul, tally, device_note) = (&next, &slots, &nul, &tally, &device_note);
+        let file = &file;
         s.spawn(move || {
             let t = Instant::now();
             let engine = match OpenClEngine::new(&selector(cfg), &set) {
@@ -94,7 +108,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             let ready = t.elapsed();
             let overlap = engine.max_pattern_len().saturating_sub(1);
             let mut src = Feeder {
-                file: &file,
+                file,
                 size: data.len(),
                 next,
                 overlap,
@@ -102,7 +116,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             let stats = engine.stream(
                 &mut src,
                 &mut |(i, owned_end, has_nul), bytes, set: MatchSet| {
-                    let base = (i * CHUNK) as u64;
+                    let base = (i * chunk()) as u64;
                     let mut out = Vec::new();
                     let mut line_end = 0usize;
                     for &o in set.offsets.iter().filter(|&&o| (o as usize) < owned_end) {
@@ -137,7 +151,11 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
                     if i >= nchunks {
                         break;
                     }
-                    let (lines, has_nul) = cpu_chunk(data, i, &plan.matcher);
+                    let (lines, has_nul) = if read_mode_pread() {
+                        cpu_chunk_pread(file, data, i, &plan.matcher)
+                    } else {
+                        cpu_chunk(data, i, &plan.matcher)
+                    };
                     if has_nul {
                         nul.store(true, Ordering::Relaxed);
                     }
@@ -148,10 +166,14 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         }
     });
 
-    let offsets: Vec<u64> = slots
+    // Lines crossing a chunk boundary may be reported by both neighbours,
+    // and a CPU chunk's first line may start before the chunk: sort.
+    let mut offsets: Vec<u64> = slots
         .into_iter()
         .flat_map(|s| s.into_inner().unwrap_or_default())
         .collect();
+    offsets.sort_unstable();
+    offsets.dedup();
     let mut printer = Printer::new(cfg, stdout(cfg));
     let mut srch = searcher(cfg);
     let result = if nul.load(Ordering::Relaxed) {
@@ -215,32 +237,109 @@ fn selector(cfg: &Config) -> DeviceSelector {
     }
 }
 
-/// The line starts of the matching lines that start in chunk `i`.
-fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool) {
-    let a = line_start_at_or_after(data, i * CHUNK);
-    let b = line_start_at_or_after(data, ((i + 1) * CHUNK).min(data.len()));
-    if a >= b {
-        return (Vec::new(), false);
-    }
-    let seg = &data[a..b];
-    let has_nul = memchr::memchr(0, seg).is_some();
+/// How CPU threads read their chunks: through the memory map (default) or
+/// with `pread` into a small per-thread buffer that stays in cache
+/// (`GSEARCH_HYBRID_READ=pread`), which spares page-table work on very
+/// large files.
+fn read_mode_pread() -> bool {
+    std::env::var("GSEARCH_HYBRID_READ").is_ok_and(|v| v == "pread")
+}
+
+/// The byte range of the lines that touch chunk `i`: from the start of the
+/// line holding the chunk's first byte to the end of the line holding its
+/// last. Lines that cross a chunk boundary are examined by both chunks, so
+/// a line is never lost between a CPU chunk (which reports whole lines) and
+/// a device chunk (which reports occurrences starting in its bytes).
+fn chunk_lines(data: &[u8], i: usize) -> (usize, usize) {
+    let first = (i * chunk()).min(data.len());
+    let a = memchr::memrchr(b'\n', &data[..first]).map_or(0, |k| k + 1);
+    let b = line_start_at_or_after(data, ((i + 1) * chunk()).min(data.len()));
+    (a, b)
+}
+
+/// [`cpu_chunk`] reading the file with `pread` into a 1 MiB buffer: whole
+/// lines are searched while they are in cache, the partial last line is
+/// carried to the next read. (The map is only used to find the chunk's
+/// line boundaries.)
+fn cpu_chunk_pread<M: Matcher>(
+    file: &File,
+    data: &[u8],
+    i: usize,
+    matcher: &M,
+) -> (Vec<u64>, bool) {
+    use std::os::unix::fs::FileExt;
+    const PIECE: usize = 1 << 20;
+    let (a, b) = chunk_lines(data, i);
     let mut out = Vec::new();
-    let mut pos = 0;
-    while pos < seg.len() {
-        let Ok(Some(m)) = matcher.find_at(seg, pos) else {
-            break;
+    let mut has_nul = false;
+    let mut buf = vec![0u8; PIECE * 2];
+    let (mut pos, mut carry) = (a, 0usize);
+    while pos < b || carry > 0 {
+        if buf.len() - carry < PIECE {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let want = (buf.len() - carry).min(b - pos);
+        let n = match file.read_at(&mut buf[carry..carry + want], pos as u64) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => 0,
         };
-        if m.start() >= seg.len() {
+        let last = n == 0 || pos + n >= b;
+        let region = &buf[..carry + n];
+        let base = pos - carry;
+        pos += n;
+        // Complete lines only (all of it once the range is read).
+        let end = if last {
+            region.len()
+        } else {
+            memchr::memrchr(b'\n', region).map_or(0, |k| k + 1)
+        };
+        let lines = &region[..end];
+        has_nul |= memchr::memchr(0, lines).is_some();
+        out.extend(
+            line_hits(lines, matcher)
+                .into_iter()
+                .map(|ls| (base + ls) as u64),
+        );
+        if last {
             break;
         }
-        let ls = memchr::memrchr(b'\n', &seg[..m.start()]).map_or(0, |k| k + 1);
-        out.push((a + ls) as u64);
-        match memchr::memchr(b'\n', &seg[m.end().max(m.start())..]) {
-            Some(k) => pos = m.end().max(m.start()) + k + 1,
+        let rest = region.len() - end;
+        buf.copy_within(end..end + rest, 0);
+        carry = rest;
+    }
+    (out, has_nul)
+}
+
+/// Starts (within `lines`) of the lines of `lines` that `matcher` matches.
+fn line_hits<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p < lines.len() {
+        let Ok(Some(m)) = matcher.find_at(lines, p) else {
+            break;
+        };
+        if m.start() >= lines.len() {
+            break;
+        }
+        out.push(memchr::memrchr(b'\n', &lines[..m.start()]).map_or(0, |k| k + 1));
+        match memchr::memchr(b'\n', &lines[m.end().max(m.start())..]) {
+            Some(k) => p = m.end().max(m.start()) + k + 1,
             None => break,
         }
     }
-    (out, has_nul)
+    out
+}
+
+/// The line starts of the matching lines that touch chunk `i`.
+fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool) {
+    let (a, b) = chunk_lines(data, i);
+    let seg = &data[a..b];
+    let hits = line_hits(seg, matcher);
+    (
+        hits.into_iter().map(|ls| (a + ls) as u64).collect(),
+        memchr::memchr(0, seg).is_some(),
+    )
 }
 
 fn line_start_at_or_after(data: &[u8], at: usize) -> usize {
@@ -263,17 +362,17 @@ impl BatchSource for Feeder<'_> {
     type Tag = (usize, usize, bool);
 
     fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, (usize, usize, bool))> {
-        if buf.len() < CHUNK + self.overlap {
+        if buf.len() < chunk() + self.overlap {
             // Batches too small for a chunk and its overlap: the CPU takes
             // every chunk.
             return None;
         }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
-        let from = i * CHUNK;
+        let from = i * chunk();
         if from >= self.size {
             return None;
         }
-        let owned = CHUNK.min(self.size - from);
+        let owned = chunk().min(self.size - from);
         let want = (owned + self.overlap).min(self.size - from);
         let (n, err, has_nul) =
             crate::offload::pread_parallel(self.file, &mut buf[..want], from as u64);

@@ -45,13 +45,38 @@ fn run(args: &[&str], path: &str, env: &[(&str, &str)]) -> (Vec<u8>, i32) {
 
 #[test]
 fn auto_hybrid_equals_cpu() {
+    check(&[]);
+}
+
+/// Small chunks: lines, matches and the device's overlap cross chunk
+/// boundaries many times; CPU threads read through the map.
+#[test]
+fn auto_hybrid_small_chunks_map() {
+    check(&[
+        ("GSEARCH_HYBRID_CHUNK", "4099"),
+        ("GSEARCH_BATCH_BYTES", "8192"),
+    ]);
+}
+
+/// The same with CPU threads reading by `pread` into small buffers.
+#[test]
+fn auto_hybrid_small_chunks_pread() {
+    check(&[
+        ("GSEARCH_HYBRID_CHUNK", "4099"),
+        ("GSEARCH_BATCH_BYTES", "8192"),
+        ("GSEARCH_HYBRID_READ", "pread"),
+    ]);
+}
+
+fn check(extra: &[(&str, &str)]) {
     let f = corpus();
     let path = f.path().to_str().unwrap();
-    let auto = [
+    let mut auto = vec![
         ("GSEARCH_ENGINE", "auto"),
         ("GSEARCH_AUTO_MIN_BYTES", "1"),
         ("GSEARCH_OPENCL_DEVICE", "0"),
     ];
+    auto.extend_from_slice(extra);
     let cpu = [("GSEARCH_ENGINE", "cpu")];
     for args in [
         &["-n", "needle"][..],
@@ -62,6 +87,10 @@ fn auto_hybrid_equals_cpu() {
         &["-v", "-c", "needle"],
         &["-n", "zzz_absent"],
     ] {
-        assert_eq!(run(args, path, &auto), run(args, path, &cpu), "{args:?}");
+        assert_eq!(
+            run(args, path, &auto),
+            run(args, path, &cpu),
+            "{args:?} {extra:?}"
+        );
     }
 }
