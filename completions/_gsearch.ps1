@@ -107,6 +107,7 @@ Register-ArgumentCompleter -Native -CommandName 'gsearch' -ScriptBlock {
             [CompletionResult]::new('--no-hidden', '--no-hidden', [CompletionResultType]::ParameterName, 'no-hidden')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Do not respect .gitignore, .ignore or .rgignore files')
             [CompletionResult]::new('--no-require-git', '--no-require-git', [CompletionResultType]::ParameterName, 'Respect .gitignore files even outside a git repository')
+            [CompletionResult]::new('--files', '--files', [CompletionResultType]::ParameterName, 'Print each file that would be searched, without searching')
             [CompletionResult]::new('--type-list', '--type-list', [CompletionResultType]::ParameterName, 'Print every known file type and its globs, then exit')
             [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Follow symbolic links')
             [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Follow symbolic links')

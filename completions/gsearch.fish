@@ -63,6 +63,7 @@ complete -c gsearch -l hidden -d 'Search hidden files and directories'
 complete -c gsearch -l no-hidden
 complete -c gsearch -l no-ignore -d 'Do not respect .gitignore, .ignore or .rgignore files'
 complete -c gsearch -l no-require-git -d 'Respect .gitignore files even outside a git repository'
+complete -c gsearch -l files -d 'Print each file that would be searched, without searching'
 complete -c gsearch -l type-list -d 'Print every known file type and its globs, then exit'
 complete -c gsearch -s L -l follow -d 'Follow symbolic links'
 complete -c gsearch -l no-follow

@@ -273,6 +273,9 @@ pub struct Cli {
     /// Do not search files of type TYPE.
     #[arg(short = 'T', long = "type-not", value_name = "TYPE", action = ArgAction::Append, help_heading = "Filter")]
     pub type_not: Vec<String>,
+    /// Print each file that would be searched, without searching.
+    #[arg(long, help_heading = "Other behaviors")]
+    pub files: bool,
     /// Print every known file type and its globs, then exit.
     #[arg(long, help_heading = "Other behaviors")]
     pub type_list: bool,

@@ -319,6 +319,10 @@ fn unescape(s: &str) -> Vec<u8> {
 }
 
 fn take_patterns(cli: &mut Cli, stdin_consumed: &mut bool) -> anyhow::Result<Vec<String>> {
+    if cli.files {
+        // `--files` searches nothing: every positional argument is a path.
+        return Ok(Vec::new());
+    }
     if cli.regexp.is_empty() && cli.file.is_empty() {
         if cli.positional.is_empty() {
             bail!("gsearch requires at least one pattern to execute a search");
@@ -366,7 +370,7 @@ fn take_paths(cli: &mut Cli, stdin_consumed: bool) -> anyhow::Result<(Vec<PathBu
         let one = paths.len() == 1 && (paths[0] == Path::new("-") || !paths[0].is_dir());
         return Ok((paths, false, one));
     }
-    if !grep_cli::is_readable_stdin() || stdin_consumed {
+    if !grep_cli::is_readable_stdin() || stdin_consumed || cli.files {
         Ok((vec![PathBuf::from("./")], true, false))
     } else {
         Ok((vec![PathBuf::from("-")], true, true))

@@ -54,8 +54,12 @@ fn try_main() -> anyhow::Result<ExitCode> {
         print!("{}", gsearch::opencl::list_devices_text());
         return Ok(ExitCode::from(0));
     }
-    let sorted = cli.sorted;
+    let (sorted, files) = (cli.sorted, cli.files);
     let cfg = Config::from_cli(cli)?;
+    if files {
+        let any = gsearch::walk::list_files(&cfg)?;
+        return Ok(exit_code(any, cfg.quiet));
+    }
     if sorted {
         return gsearch::lookup::run(&cfg);
     }

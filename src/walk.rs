@@ -123,3 +123,23 @@ impl Haystack {
         &self.path
     }
 }
+
+/// `--files`: prints every path that would be searched. Returns whether
+/// any was printed.
+pub fn list_files(cfg: &Config) -> anyhow::Result<bool> {
+    let mut printer = grep_printer::PathPrinterBuilder::new()
+        .terminator(if cfg.null { b'\x00' } else { b'\n' })
+        .build(crate::run::stdout(cfg));
+    let mut any = false;
+    for hay in walk_builder(cfg)?
+        .build()
+        .filter_map(|r| haystack(r, cfg.implicit_path))
+    {
+        any = true;
+        match printer.write(&hay.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+            r => r?,
+        }
+    }
+    Ok(any)
+}
