@@ -258,13 +258,20 @@ pub fn print_count<W: Write>(
             }
         }
     }
+    let mut out = Vec::new();
+    write_count(cfg, path, count, &mut out);
+    wtr.write_all(&out)?;
+    Ok(count > 0)
+}
+
+/// `[PATH:]COUNT\n` as ripgrep's summary printer writes it without colors
+/// (nothing for a zero count unless `--include-zero`).
+pub fn write_count(cfg: &Config, path: &Path, count: u64, out: &mut Vec<u8>) {
     if count > 0 || cfg.include_zero {
-        let mut out = path_prefix(cfg, path);
+        out.extend_from_slice(&path_prefix(cfg, path));
         out.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
         out.push(b'\n');
-        wtr.write_all(&out)?;
     }
-    Ok(count > 0)
 }
 
 /// The distinct starts of the (confirmed) lines holding `offsets`.

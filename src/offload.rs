@@ -9,7 +9,7 @@
 //! behaviour never depends on the engine.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -324,6 +324,14 @@ struct BigOffsets {
     has_nul: bool,
     /// Bytes of the file the device saw (end of the last chunk read).
     len: u64,
+    /// Distinct lines holding an offset (exact for an exact literal set).
+    lines: u64,
+    /// Absolute end of the last line counted; with `open`, that line's end
+    /// has not been seen yet and it extends at least this far.
+    line_end: u64,
+    open: bool,
+    /// The file starts with a byte-order mark (the searcher transcodes).
+    bom: bool,
 }
 
 /// The outcome of a device search.
@@ -498,22 +506,59 @@ impl<'a> Finisher<'a> {
             Some(c) => {
                 self.big.has_nul |= p.has_nul;
                 self.big.len = c.file_offset + data.len() as u64;
-                let owned = offsets.iter().filter(|&&o| (o as usize) < c.owned);
-                let mut last_line_end = 0usize;
-                for &o in owned {
-                    // One candidate per line keeps memory proportional to
-                    // matching lines, not to matches.
-                    if (o as usize) < last_line_end {
-                        continue;
-                    }
-                    self.big.offsets.push(c.file_offset + o);
-                    last_line_end = memchr::memchr(b'\n', &data[o as usize..])
-                        .map_or(data.len(), |k| o as usize + k + 1);
+                if c.file_offset == 0 {
+                    self.big.bom = !crate::linefast::plain_text(data);
                 }
+                self.track_lines(c, data, &offsets);
                 if c.last {
                     let big = std::mem::take(&mut self.big);
                     let r = self.finish_big(&p.hay, p.file, big);
                     self.emit(&p.hay, r);
+                }
+            }
+        }
+    }
+
+    /// Whether a `-c` over a chunked file is answered by counting lines as
+    /// the chunks stream by, holding no offsets and mapping nothing.
+    fn streams_count(&self) -> bool {
+        self.plan.exact_lines && crate::linefast::count_eligible(self.cfg)
+    }
+
+    /// Counts the distinct lines holding the chunk's owned offsets (and,
+    /// unless only a count is wanted, keeps one offset per line).
+    fn track_lines(&mut self, c: Chunk, data: &[u8], offsets: &[u64]) {
+        let base = c.file_offset;
+        let keep = !self.streams_count();
+        let big = &mut self.big;
+        if big.open {
+            // The previous chunk's last counted line runs into this one.
+            let from = (big.line_end.saturating_sub(base) as usize).min(data.len());
+            match memchr::memchr(b'\n', &data[from..]) {
+                Some(k) => {
+                    big.line_end = base + (from + k + 1) as u64;
+                    big.open = false;
+                }
+                None => big.line_end = base + data.len() as u64,
+            }
+        }
+        for &o in offsets.iter().filter(|&&o| (o as usize) < c.owned) {
+            let abs = base + o;
+            if abs < big.line_end {
+                continue;
+            }
+            big.lines += 1;
+            if keep {
+                big.offsets.push(abs);
+            }
+            match memchr::memchr(b'\n', &data[o as usize..]) {
+                Some(k) => {
+                    big.line_end = abs + k as u64 + 1;
+                    big.open = false;
+                }
+                None => {
+                    big.line_end = base + data.len() as u64;
+                    big.open = true;
                 }
             }
         }
@@ -563,6 +608,17 @@ impl<'a> Finisher<'a> {
             Some(f) => f,
             None => File::open(&hay.path)?,
         };
+        let unchanged = file.metadata().is_ok_and(|m| m.len() == big.len);
+        if self.streams_count() && !big.has_nul && !big.bom && unchanged {
+            // Counted while streaming: nothing to map or re-read.
+            let mut out = Vec::new();
+            crate::linefast::write_count(self.cfg, &hay.path, big.lines, &mut out);
+            self.printer.get_mut().write_all(&out)?;
+            return Ok(SearchResult {
+                has_match: big.lines > 0,
+                stats: None,
+            });
+        }
         // The map is made under the SIGBUS guard (see guard.rs for the
         // SAFETY reasoning): a file that shrinks now is reported, not fatal.
         let map = crate::guard::GuardedMap::map(&file).ok().flatten();

@@ -94,3 +94,37 @@ fn check(extra: &[(&str, &str)]) {
         );
     }
 }
+
+/// `-c` on a file read in chunks is counted while the chunks stream by:
+/// lines longer than a chunk, with matches in several chunks, count once.
+#[test]
+fn opencl_streamed_count_of_long_lines() {
+    use std::io::Write;
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    for i in 0..40 {
+        let long = "x needle ".repeat(2000 + i * 37);
+        writeln!(f, "short needle {i}\n{long}\nnothing here\n\nneedle").unwrap();
+    }
+    f.write_all(b"tail without newline needle").unwrap();
+    let path = f.path().to_str().unwrap();
+    let dev = [
+        ("GSEARCH_ENGINE", "opencl"),
+        ("GSEARCH_BATCH_BYTES", "4096"),
+    ];
+    let cpu = [("GSEARCH_ENGINE", "cpu")];
+    if !gsearch::opencl::has_any_device() {
+        assert!(
+            std::env::var("GSEARCH_REQUIRE_OPENCL").is_err(),
+            "no OpenCL device"
+        );
+        eprintln!("skipped: no OpenCL device");
+        return;
+    }
+    for args in [
+        &["-c", "needle"][..],
+        &["-c", "-i", "NEEDLE"],
+        &["-n", "needle"],
+    ] {
+        assert_eq!(run(args, path, &dev), run(args, path, &cpu), "{args:?}");
+    }
+}
