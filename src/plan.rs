@@ -224,7 +224,7 @@ fn extract(cfg: &Config, case_insensitive: bool) -> Option<(LiteralSet, bool)> {
             true,
         )
     } else {
-        prefix_literals(&joined_pattern(cfg), false)?
+        per_pattern_literals(&cfg.patterns)?
     };
     if lits.is_empty() {
         return Some((LiteralSet::new(Vec::new(), case_insensitive), exact));
@@ -240,6 +240,27 @@ fn extract(cfg: &Config, case_insensitive: bool) -> Option<(LiteralSet, bool)> {
         folded.extend(case_variants(l)?);
     }
     Some((LiteralSet::new(folded, true), exact))
+}
+
+/// The union of every pattern's literals (each pattern extracted on its own,
+/// so the cost grows linearly with the pattern count), and whether all of
+/// them are exact. A pattern without metacharacters is its own literal.
+fn per_pattern_literals(patterns: &[String]) -> Option<(Vec<Vec<u8>>, bool)> {
+    let mut lits = Vec::new();
+    let mut exact = true;
+    for p in patterns {
+        if !p.chars().any(regex_syntax::is_meta_character) {
+            lits.push(p.as_bytes().to_vec());
+            continue;
+        }
+        let (l, e) = prefix_literals(p, false)?;
+        exact &= e;
+        lits.extend(l);
+        if lits.len() > MAX_PREFILTER_LITERALS {
+            return None;
+        }
+    }
+    Some((lits, exact))
 }
 
 /// Literals every match must contain, and whether they are the whole

@@ -244,6 +244,14 @@ pub fn run_with_report(
         writeln!(sink.out, "{}", sink.lines).map_err(SortedError::Output)?;
     }
     sink.out.flush().map_err(SortedError::Output)?;
+    if let FileData::Map(m) = &data {
+        if m.faulted() {
+            return Err(SortedError::Io {
+                path: path.to_path_buf(),
+                err: crate::guard::shrank_error(),
+            });
+        }
+    }
     Ok(report)
 }
 
@@ -259,7 +267,7 @@ fn prepare_keys(keys: &[Vec<u8>], fold: bool) -> Vec<&[u8]> {
 /// special files).
 enum FileData {
     Empty,
-    Map(memmap2::Mmap),
+    Map(crate::guard::GuardedMap),
     Owned(Vec<u8>),
 }
 
@@ -274,12 +282,11 @@ impl FileData {
             if meta.len() == 0 {
                 return Ok(FileData::Empty);
             }
-            // SAFETY: the map is read-only and private to this process. A
-            // concurrent writer could change the bytes under us (we would
-            // report "not sorted" or print what is there, as grep tools do)
-            // or truncate the file (SIGBUS on access, a risk every
-            // mmap-based grep accepts; see the module docs).
-            if let Ok(m) = unsafe { memmap2::Mmap::map(&file) } {
+            // Mapped under the SIGBUS guard: a concurrent writer could change
+            // the bytes (we would report "not sorted" or print what is there,
+            // as grep tools do); a truncation reads zeros and is reported
+            // after the lookup instead of killing the process.
+            if let Ok(Some(m)) = crate::guard::GuardedMap::map(&file) {
                 return Ok(FileData::Map(m));
             }
         }
