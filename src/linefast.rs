@@ -152,7 +152,7 @@ fn window(
             .map(|(w, &base)| {
                 let (a, b) = (w[0], w[1]);
                 let lo = starts.partition_point(|&x| (x as usize) < a);
-                let hi = starts.partition_point(|&x| (x as usize) < b);
+                let hi = starts.partition_point(|&x| (x as usize) < b).max(lo);
                 let mine = &starts[lo..hi];
                 s.spawn(move || format_segment(data, a, mine, confirm, prefix, base))
             })
@@ -191,7 +191,11 @@ fn format_segment(
             continue;
         }
         // Segments start at line starts, so the line lies in this segment.
-        let ls = memchr::memrchr(b'\n', &data[a..s]).map_or(a, |i| a + i + 1);
+        // (A mapped file written to meanwhile can change between two
+        // reads: never step back before `pos`.)
+        let ls = memchr::memrchr(b'\n', &data[a..s])
+            .map_or(a, |i| a + i + 1)
+            .max(pos);
         line += count_nl(&data[pos..ls]);
         pos = ls;
         let le = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1);
@@ -380,5 +384,18 @@ mod tests {
                 assert_eq!(got2, got);
             }
         }
+    }
+
+    /// Offsets from a file that changed under the search (out of order,
+    /// out of range) are skipped, never sliced with (a soak-test panic).
+    #[test]
+    fn untrustworthy_offsets_do_not_panic() {
+        let cfg = config(&["-n", "foo", "f"]);
+        let data = text(9, 3000);
+        let bad = [5000u64, 3, 90, 2, u64::MAX / 2, 40, 41, 7];
+        let mut out = Vec::new();
+        print(&cfg, Path::new("f"), &data, &bad, None, &mut out).unwrap();
+        let ccfg = config(&["-c", "foo", "f"]);
+        print_count(&ccfg, Path::new("f"), &data, &bad, None, &mut out).unwrap();
     }
 }
