@@ -57,20 +57,10 @@ pub fn search<W: WriteColor>(
     if lines.has_nul {
         return None;
     }
-    let plain = crate::linefast::plain_text(&map);
-    let result = if crate::linefast::count_eligible(cfg) && plain {
-        crate::linefast::print_count(cfg, &hay.path, &map, &lines.starts, None, printer.get_mut())
-            .map(|has_match| SearchResult {
-                has_match,
-                stats: None,
-            })
-    } else if crate::linefast::eligible(cfg) && plain {
-        crate::linefast::print(cfg, &hay.path, &map, &lines.starts, None, printer.get_mut()).map(
-            |has_match| SearchResult {
-                has_match,
-                stats: None,
-            },
-        )
+    let fast =
+        crate::linefast::try_print(cfg, &hay.path, &map, &lines.starts, None, printer.get_mut());
+    let result = if let Some(r) = fast {
+        r
     } else {
         searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
         let m = OffsetMatcher::confirmed(&plan.matcher, &map, &lines.starts);

@@ -180,22 +180,15 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         // Binary data: ripgrep's own handling of the mapped bytes.
         srch.set_binary_detection(binary_detection(cfg, true));
         printer.search(&mut srch, &plan.matcher, &hay.path, Input::Slice(data))
-    } else if crate::linefast::count_eligible(cfg) && crate::linefast::plain_text(data) {
-        let m = (!plan.exact_lines).then_some(&plan.matcher);
-        crate::linefast::print_count(cfg, &hay.path, data, &offsets, m, printer.get_mut()).map(
-            |has_match| SearchResult {
-                has_match,
-                stats: None,
-            },
-        )
-    } else if crate::linefast::eligible(cfg) && crate::linefast::plain_text(data) {
-        let m = (!plan.exact_lines).then_some(&plan.matcher);
-        crate::linefast::print(cfg, &hay.path, data, &offsets, m, printer.get_mut()).map(
-            |has_match| SearchResult {
-                has_match,
-                stats: None,
-            },
-        )
+    } else if let Some(r) = crate::linefast::try_print(
+        cfg,
+        &hay.path,
+        data,
+        &offsets,
+        (!plan.exact_lines).then_some(&plan.matcher),
+        printer.get_mut(),
+    ) {
+        r
     } else {
         srch.set_binary_detection(binary_detection(cfg, true));
         let m = OffsetMatcher::for_plan(plan, data, &offsets);

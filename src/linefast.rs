@@ -217,6 +217,35 @@ fn format_segment(
     out
 }
 
+/// Prints `data`'s result through the parallel count or numbered-lines
+/// path when the output allows one (see [`count_eligible`], [`eligible`])
+/// and the bytes are plain text; `None` means "use ripgrep's printer".
+/// `offsets` are sorted; `confirm` is the matcher when they are only
+/// candidates.
+pub fn try_print<W: Write>(
+    cfg: &Config,
+    path: &Path,
+    data: &[u8],
+    offsets: &[u64],
+    confirm: Option<&RegexMatcher>,
+    wtr: &mut W,
+) -> Option<io::Result<crate::printer::SearchResult>> {
+    if !plain_text(data) {
+        return None;
+    }
+    let printed = if count_eligible(cfg) {
+        print_count(cfg, path, data, offsets, confirm, wtr)
+    } else if eligible(cfg) {
+        print(cfg, path, data, offsets, confirm, wtr)
+    } else {
+        return None;
+    };
+    Some(printed.map(|has_match| crate::printer::SearchResult {
+        has_match,
+        stats: None,
+    }))
+}
+
 /// Whether the output is a plain per-file count of matching lines.
 pub fn count_eligible(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Count

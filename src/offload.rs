@@ -639,42 +639,17 @@ impl<'a> Finisher<'a> {
             // The file changed size since the device read it: the offsets
             // no longer describe these bytes, so search them exactly.
             self.finish_bytes(hay, data, &[], true)
-        } else if !big.has_nul
-            && crate::linefast::count_eligible(self.cfg)
-            && crate::linefast::plain_text(data)
-        {
-            // Distinct matching lines counted by every core.
-            let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
-            crate::linefast::print_count(
-                self.cfg,
-                &hay.path,
-                data,
-                &big.offsets,
-                m,
-                self.printer.get_mut(),
-            )
-            .map(|has_match| SearchResult {
-                has_match,
-                stats: None,
+        } else if let Some(r) = (!big.has_nul)
+            .then(|| {
+                // Counts or numbered lines by every core, no single-threaded
+                // rescan of the file.
+                let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
+                let w = self.printer.get_mut();
+                crate::linefast::try_print(self.cfg, &hay.path, data, &big.offsets, m, w)
             })
-        } else if !big.has_nul
-            && crate::linefast::eligible(self.cfg)
-            && crate::linefast::plain_text(data)
+            .flatten()
         {
-            // Numbered lines without rescanning the file on one thread.
-            let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
-            crate::linefast::print(
-                self.cfg,
-                &hay.path,
-                data,
-                &big.offsets,
-                m,
-                self.printer.get_mut(),
-            )
-            .map(|has_match| SearchResult {
-                has_match,
-                stats: None,
-            })
+            r
         } else {
             self.finish_bytes(hay, data, &big.offsets, big.has_nul)
         };
