@@ -1,0 +1,129 @@
+//! The engine-related command line: `--list-devices`, `--engine` with and
+//! without an OpenCL driver, `--verify`, `--stats`, and `--sorted` end to
+//! end through the binary.
+
+use std::process::{Command, Output};
+
+fn gsearch(args: &[&str], env: &[(&str, &str)], dir: &std::path::Path) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gsearch"));
+    c.args(args).current_dir(dir);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// Environment in which the OpenCL loader finds no driver at all.
+fn no_opencl(empty: &std::path::Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("OCL_ICD_VENDORS", empty.display().to_string()),
+        ("OCL_ICD_FILENAMES", String::new()),
+    ]
+}
+
+fn with<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+fn device_or_skip() -> bool {
+    if gsearch::opencl::has_any_device() {
+        return true;
+    }
+    assert!(
+        std::env::var("GSEARCH_REQUIRE_OPENCL").is_err(),
+        "GSEARCH_REQUIRE_OPENCL=1 but no OpenCL device"
+    );
+    eprintln!("skipped: no OpenCL device");
+    false
+}
+
+fn tree() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("a.txt"), "alpha\nneedle one\nbeta\n").unwrap();
+    std::fs::write(d.path().join("b.txt"), "needle two\nNeedle three\n").unwrap();
+    d
+}
+
+#[test]
+fn without_opencl_auto_searches_on_the_cpu_and_opencl_fails_clearly() {
+    let d = tree();
+    let empty = tempfile::tempdir().unwrap();
+    let env = no_opencl(empty.path());
+    let auto = gsearch(&["-c", "needle", "a.txt"], &with(&env), d.path());
+    assert_eq!(auto.status.code(), Some(0));
+    assert_eq!(auto.stdout, b"1\n");
+    assert!(auto.stderr.is_empty());
+    let ocl = gsearch(
+        &["--engine", "opencl", "needle", "a.txt"],
+        &with(&env),
+        d.path(),
+    );
+    assert_eq!(ocl.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&ocl.stderr);
+    assert!(err.contains("OpenCL engine is not available"), "{err}");
+    let list = gsearch(&["--list-devices"], &with(&env), d.path());
+    assert_eq!(list.status.code(), Some(0));
+    assert!(!list.stdout.is_empty());
+}
+
+#[test]
+fn list_devices_names_the_device() {
+    if !device_or_skip() {
+        return;
+    }
+    let d = tree();
+    let out = gsearch(&["--list-devices"], &[], d.path());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("compute units"), "{text}");
+    assert!(text.contains("device-side enqueue"), "{text}");
+}
+
+#[test]
+fn verify_agrees_and_stats_name_the_engine() {
+    if !device_or_skip() {
+        return;
+    }
+    let d = tree();
+    let args = ["--sort", "path", "-n", "-i", "needle"];
+    let cpu = gsearch(&args, &[("GSEARCH_ENGINE", "cpu")], d.path());
+    let mut v = vec!["--engine", "opencl", "--verify"];
+    v.extend_from_slice(&args);
+    let dev = gsearch(&v, &[], d.path());
+    assert_eq!(dev.status.code(), Some(0));
+    assert_eq!(dev.stdout, cpu.stdout);
+    assert!(
+        dev.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&dev.stderr)
+    );
+
+    let stats = gsearch(&["--engine", "opencl", "--stats", "needle"], &[], d.path());
+    let text = String::from_utf8_lossy(&stats.stdout);
+    assert!(text.contains("engine: opencl on "), "{text}");
+    assert!(text.contains("kernel: 3phase"), "{text}");
+    assert!(text.contains("opencl stream:"), "{text}");
+    let stats = gsearch(&["--engine", "cpu", "--stats", "needle"], &[], d.path());
+    assert!(String::from_utf8_lossy(&stats.stdout).contains("engine: cpu"));
+}
+
+#[test]
+fn sorted_lookups_through_the_binary() {
+    let d = tempfile::tempdir().unwrap();
+    let lines = ["a1", "abc", "abd", "b", "b", "ba", "c\u{e9}", "d"];
+    std::fs::write(d.path().join("s.txt"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(d.path().join("keys"), "ab\nb\nzz\n").unwrap();
+    std::fs::write(d.path().join("u.txt"), "b\na\n").unwrap();
+    let one = gsearch(&["--sorted", "ab", "s.txt"], &[], d.path());
+    assert_eq!(one.stdout, b"abc\nabd\n");
+    assert_eq!(one.status.code(), Some(0));
+    let many = gsearch(&["--sorted", "-f", "keys", "s.txt"], &[], d.path());
+    assert_eq!(many.stdout, b"abc\nabd\nb\nb\nba\n");
+    let count = gsearch(&["--sorted", "-c", "-f", "keys", "s.txt"], &[], d.path());
+    assert_eq!(count.stdout, b"5\n");
+    let none = gsearch(&["--sorted", "zz", "s.txt"], &[], d.path());
+    assert_eq!((none.status.code(), none.stdout.len()), (Some(1), 0));
+    let bad = gsearch(&["--sorted", "a", "u.txt"], &[], d.path());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not sorted"));
+}
