@@ -9,7 +9,6 @@
 
 use std::io;
 
-use grep_matcher::Matcher;
 use grep_regex::RegexMatcher;
 use grep_searcher::Searcher;
 use termcolor::WriteColor;
@@ -83,7 +82,7 @@ pub struct Lines {
 /// Finds the start of every line of `data` that `matcher` matches, with
 /// `threads` threads.
 pub fn matching_lines(data: &[u8], matcher: &RegexMatcher, threads: usize) -> Lines {
-    let bounds = segments(data, threads.max(1));
+    let bounds = crate::lines::split(data, 0, data.len(), threads);
     let parts: Vec<(Vec<u64>, bool)> = std::thread::scope(|s| {
         let handles: Vec<_> = bounds
             .windows(2)
@@ -92,8 +91,10 @@ pub fn matching_lines(data: &[u8], matcher: &RegexMatcher, threads: usize) -> Li
                 s.spawn(move || {
                     let seg = &data[a..b];
                     let nul = memchr::memchr(0, seg).is_some();
-                    let mut starts = segment_lines(seg, matcher);
-                    starts.iter_mut().for_each(|o| *o += a as u64);
+                    let starts: Vec<u64> = crate::lines::matching_line_starts(seg, matcher)
+                        .into_iter()
+                        .map(|o| (a + o) as u64)
+                        .collect();
                     (starts, nul)
                 })
             })
@@ -114,46 +115,10 @@ pub fn matching_lines(data: &[u8], matcher: &RegexMatcher, threads: usize) -> Li
     lines
 }
 
-/// Cuts `data` into about `n` pieces that start at line starts.
-fn segments(data: &[u8], n: usize) -> Vec<usize> {
-    let mut bounds = vec![0];
-    let step = data.len().div_ceil(n).max(1);
-    let mut at = step;
-    while at < data.len() {
-        let cut = memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |i| at + i + 1);
-        if cut > *bounds.last().unwrap() && cut < data.len() {
-            bounds.push(cut);
-        }
-        at = cut.max(at) + step;
-    }
-    bounds.push(data.len());
-    bounds
-}
-
-/// Matching line starts within one segment (relative to it).
-fn segment_lines(seg: &[u8], matcher: &RegexMatcher) -> Vec<u64> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    while pos < seg.len() {
-        let Ok(Some(m)) = matcher.find_at(seg, pos) else {
-            break;
-        };
-        if m.start() >= seg.len() {
-            break;
-        }
-        let start = memchr::memrchr(b'\n', &seg[..m.start()]).map_or(0, |i| i + 1);
-        out.push(start as u64);
-        match memchr::memchr(b'\n', &seg[m.end().max(m.start())..]) {
-            Some(i) => pos = m.end().max(m.start()) + i + 1,
-            None => break,
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grep_matcher::Matcher;
 
     fn reference(data: &[u8], m: &RegexMatcher) -> Vec<u64> {
         let mut out = Vec::new();
@@ -191,18 +156,6 @@ mod tests {
             let got = matching_lines(&data, &m, threads);
             assert_eq!(got.starts, reference(&data, &m), "threads {threads}");
             assert!(!got.has_nul);
-        }
-    }
-
-    #[test]
-    fn segments_cover_everything_once() {
-        let data = b"a\nbb\nccc\n\n\ndddd";
-        for n in 1..10 {
-            let b = segments(data, n);
-            assert_eq!(*b.first().unwrap(), 0);
-            assert_eq!(*b.last().unwrap(), data.len());
-            assert!(b.windows(2).all(|w| w[0] < w[1]));
-            assert!(b[1..b.len() - 1].iter().all(|&i| data[i - 1] == b'\n'));
         }
     }
 }

@@ -246,7 +246,7 @@ fn read_mode_pread() -> bool {
 fn chunk_lines(data: &[u8], i: usize) -> (usize, usize) {
     let first = (i * chunk()).min(data.len());
     let a = memchr::memrchr(b'\n', &data[..first]).map_or(0, |k| k + 1);
-    let b = line_start_at_or_after(data, ((i + 1) * chunk()).min(data.len()));
+    let b = crate::lines::next_line_start(data, ((i + 1) * chunk()).min(data.len()));
     (a, b)
 }
 
@@ -290,7 +290,7 @@ fn cpu_chunk_pread<M: Matcher>(
         let lines = &region[..end];
         has_nul |= memchr::memchr(0, lines).is_some();
         out.extend(
-            line_hits(lines, matcher)
+            crate::lines::matching_line_starts(lines, matcher)
                 .into_iter()
                 .map(|ls| (base + ls) as u64),
         );
@@ -304,42 +304,15 @@ fn cpu_chunk_pread<M: Matcher>(
     (out, has_nul)
 }
 
-/// Starts (within `lines`) of the lines of `lines` that `matcher` matches.
-fn line_hits<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut p = 0;
-    while p < lines.len() {
-        let Ok(Some(m)) = matcher.find_at(lines, p) else {
-            break;
-        };
-        if m.start() >= lines.len() {
-            break;
-        }
-        out.push(memchr::memrchr(b'\n', &lines[..m.start()]).map_or(0, |k| k + 1));
-        match memchr::memchr(b'\n', &lines[m.end().max(m.start())..]) {
-            Some(k) => p = m.end().max(m.start()) + k + 1,
-            None => break,
-        }
-    }
-    out
-}
-
 /// The line starts of the matching lines that touch chunk `i`.
 fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool) {
     let (a, b) = chunk_lines(data, i);
     let seg = &data[a..b];
-    let hits = line_hits(seg, matcher);
+    let hits = crate::lines::matching_line_starts(seg, matcher);
     (
         hits.into_iter().map(|ls| (a + ls) as u64).collect(),
         memchr::memchr(0, seg).is_some(),
     )
-}
-
-fn line_start_at_or_after(data: &[u8], at: usize) -> usize {
-    if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
-        return at.min(data.len());
-    }
-    memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |k| at + k + 1)
 }
 
 /// Feeds the device chunks claimed from the shared counter.

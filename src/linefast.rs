@@ -67,8 +67,8 @@ pub fn print<W: Write>(
     let mut next = 0usize;
     let mut w0 = 0usize;
     while w0 < data.len() {
-        let w1 = line_end_after(data, (w0 + WINDOW).min(data.len()));
-        let bounds = split(data, w0, w1, threads);
+        let w1 = crate::lines::next_line_start(data, (w0 + WINDOW).min(data.len()));
+        let bounds = crate::lines::split(data, w0, w1, threads);
         let (counts, bufs) = window(data, &bounds, &starts[next..], confirm, &prefix, line_base);
         for b in &bufs {
             any |= !b.is_empty();
@@ -93,31 +93,6 @@ fn path_prefix(cfg: &Config, path: &Path) -> Vec<u8> {
 fn path_bytes(path: &Path) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     path.as_os_str().as_bytes().to_vec()
-}
-
-/// The first line start at or after `at` (or the end of `data`).
-fn line_end_after(data: &[u8], at: usize) -> usize {
-    if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
-        return at.min(data.len());
-    }
-    memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |i| at + i + 1)
-}
-
-/// About `n` ranges covering `[a, b)`, each starting at a line start, so no
-/// line spans two ranges.
-fn split(data: &[u8], a: usize, b: usize, n: usize) -> Vec<usize> {
-    let step = (b - a).div_ceil(n).max(1);
-    let mut v = vec![a];
-    let mut at = a + step;
-    while at < b {
-        let cut = line_end_after(&data[..b], at);
-        if cut > *v.last().unwrap() && cut < b {
-            v.push(cut);
-        }
-        at = cut.max(at) + step;
-    }
-    v.push(b);
-    v
 }
 
 /// One round: newline counts per segment, then formatted lines per

@@ -1,0 +1,79 @@
+//! Line arithmetic shared by the paths that cut a file among threads:
+//! where the next line starts, how to cut a range into line-aligned
+//! pieces, and which lines of a piece a matcher matches.
+
+use grep_matcher::Matcher;
+
+/// The first line start at or after `at` (or the end of `data`).
+pub fn next_line_start(data: &[u8], at: usize) -> usize {
+    if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
+        return at.min(data.len());
+    }
+    memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |i| at + i + 1)
+}
+
+/// About `n` ranges covering `[a, b)` of `data`, each starting at a line
+/// start, so no line spans two ranges. Returns the boundaries, `a` first
+/// and `b` last, strictly increasing.
+pub fn split(data: &[u8], a: usize, b: usize, n: usize) -> Vec<usize> {
+    let step = (b - a).div_ceil(n.max(1)).max(1);
+    let mut v = vec![a];
+    let mut at = a + step;
+    while at < b {
+        let cut = next_line_start(&data[..b], at);
+        if cut > *v.last().unwrap() && cut < b {
+            v.push(cut);
+        }
+        at = cut.max(at) + step;
+    }
+    v.push(b);
+    v
+}
+
+/// The starts (within `lines`, which begins at a line start) of the lines
+/// `matcher` matches, in order, each once.
+pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p < lines.len() {
+        let Ok(Some(m)) = matcher.find_at(lines, p) else {
+            break;
+        };
+        if m.start() >= lines.len() {
+            break;
+        }
+        out.push(memchr::memrchr(b'\n', &lines[..m.start()]).map_or(0, |k| k + 1));
+        match memchr::memchr(b'\n', &lines[m.end().max(m.start())..]) {
+            Some(k) => p = m.end().max(m.start()) + k + 1,
+            None => break,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_covers_everything_once_at_line_starts() {
+        let data = b"a\nbb\nccc\n\n\ndddd";
+        for n in 1..10 {
+            let b = split(data, 0, data.len(), n);
+            assert_eq!(*b.first().unwrap(), 0);
+            assert_eq!(*b.last().unwrap(), data.len());
+            assert!(b.windows(2).all(|w| w[0] < w[1]));
+            assert!(b[1..b.len() - 1].iter().all(|&i| data[i - 1] == b'\n'));
+        }
+    }
+
+    #[test]
+    fn next_line_start_edges() {
+        let data = b"ab\ncd";
+        assert_eq!(next_line_start(data, 0), 0);
+        assert_eq!(next_line_start(data, 1), 3);
+        assert_eq!(next_line_start(data, 3), 3);
+        assert_eq!(next_line_start(data, 4), 5);
+        assert_eq!(next_line_start(data, 9), 5);
+    }
+}
