@@ -4,6 +4,8 @@
 
 use std::process::{Command, Output};
 
+mod common;
+
 fn gsearch(args: &[&str], env: &[(&str, &str)], dir: &std::path::Path) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_gsearch"));
     c.args(args).current_dir(dir);
@@ -23,18 +25,6 @@ fn no_opencl(empty: &std::path::Path) -> Vec<(&'static str, String)> {
 
 fn with<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
-}
-
-fn device_or_skip() -> bool {
-    if gsearch::opencl::has_any_device() {
-        return true;
-    }
-    assert!(
-        std::env::var("GSEARCH_REQUIRE_OPENCL").is_err(),
-        "GSEARCH_REQUIRE_OPENCL=1 but no OpenCL device"
-    );
-    eprintln!("skipped: no OpenCL device");
-    false
 }
 
 fn tree() -> tempfile::TempDir {
@@ -68,7 +58,7 @@ fn without_opencl_auto_searches_on_the_cpu_and_opencl_fails_clearly() {
 
 #[test]
 fn list_devices_names_the_device() {
-    if !device_or_skip() {
+    if !common::have_device() {
         return;
     }
     let d = tree();
@@ -81,7 +71,7 @@ fn list_devices_names_the_device() {
 
 #[test]
 fn verify_agrees_and_stats_name_the_engine() {
-    if !device_or_skip() {
+    if !common::have_device() {
         return;
     }
     let d = tree();

@@ -5,27 +5,13 @@
 //! device each test prints a skip line and passes, unless
 //! `GSEARCH_REQUIRE_OPENCL=1`, which turns "no device" into a failure.
 
-use std::sync::OnceLock;
-
 use gsearch::engine::cpu::CpuLiteralEngine;
 use gsearch::engine::{Batch, BatchEngine, LiteralSet, naive};
 use gsearch::opencl::*;
 use proptest::prelude::*;
 
-fn have_device() -> bool {
-    static HAVE: OnceLock<bool> = OnceLock::new();
-    let have = *HAVE.get_or_init(has_any_device);
-    if !have {
-        if std::env::var("GSEARCH_REQUIRE_OPENCL").as_deref() == Ok("1") {
-            panic!(
-                "GSEARCH_REQUIRE_OPENCL=1 but no OpenCL device:\n{}",
-                list_devices_text()
-            );
-        }
-        eprintln!("skipping: no OpenCL device (set GSEARCH_REQUIRE_OPENCL=1 to fail instead)");
-    }
-    have
-}
+mod common;
+use common::{byte, have_device, pat_byte};
 
 fn opts(kind: Option<KernelKind>) -> EngineOptions {
     EngineOptions {
@@ -89,29 +75,6 @@ fn check_all(hay: &[u8], set: &LiteralSet, small_geometry: bool) {
             String::from_utf8_lossy(hay)
         );
     }
-}
-
-fn byte() -> impl Strategy<Value = u8> {
-    prop_oneof![
-        4 => Just(b'a'),
-        3 => Just(b'b'),
-        2 => Just(b'A'),
-        1 => Just(b'B'),
-        1 => Just(b'\n'),
-        1 => Just(0xC3u8),
-        1 => 0x80u8..=0xFF,
-        2 => any::<u8>(),
-    ]
-}
-
-fn pat_byte() -> impl Strategy<Value = u8> {
-    prop_oneof![
-        4 => Just(b'a'),
-        3 => Just(b'b'),
-        1 => Just(b'A'),
-        1 => Just(0xC3u8),
-        1 => any::<u8>().prop_filter("no newline", |&b| b != b'\n'),
-    ]
 }
 
 /// A text plus patterns, some cut out of the text (so they match, also at
