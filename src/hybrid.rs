@@ -144,7 +144,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             ));
             note.extend(stats.summary().lines().map(str::to_string));
         });
-        for _ in 0..threads.saturating_sub(1).max(1) {
+        for _ in 0..threads {
             s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -212,7 +212,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             format!(
                 "chunks: {} on the CPU ({} threads), {} on the device",
                 tally.cpu_chunks.load(Ordering::Relaxed),
-                threads.saturating_sub(1).max(1),
+                threads,
                 tally.device_chunks.load(Ordering::Relaxed)
             ),
             format!("patterns: {}", plan.describe()),

@@ -135,10 +135,12 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
     let mut printer = Printer::new(cfg, stdout(cfg));
     let mut stats = keeps_stats(cfg).then(Stats::new);
     let (mut matched, mut searched) = (false, false);
+    let mut split_files = 0usize;
     let walker = walk::walk_builder(cfg)?.build();
     for hay in walker.filter_map(|r| walk::haystack(r, cfg.implicit_path)) {
         searched = true;
         let big = crate::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
+        split_files += usize::from(big.is_some());
         let result = match big.unwrap_or_else(|| {
             search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay)
         }) {
@@ -163,7 +165,7 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
         stats.as_ref(),
         started,
         printer.get_mut(),
-        &cpu_report(cfg, plan),
+        &cpu_report(cfg, plan, split_files),
     )?;
     Ok(matched)
 }
@@ -219,18 +221,24 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
         stats.as_ref(),
         started,
         &mut buf,
-        &cpu_report(cfg, plan),
+        &cpu_report(cfg, plan, 0),
     )?;
     let _ = bufwtr.print(&buf);
     Ok(matched.load(Ordering::SeqCst))
 }
 
 /// What `--stats` says about a CPU search.
-fn cpu_report(cfg: &Config, plan: &Plan) -> Vec<String> {
+fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
     let mut v = vec![
         format!("engine: cpu ({} search thread(s))", cfg.threads),
         format!("patterns: {}", plan.describe()),
     ];
+    if split_files > 0 {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        v.push(format!(
+            "{split_files} big file(s) split at line boundaries across {cores} threads"
+        ));
+    }
     if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {
         v.push("no literal for a device kernel: the CPU engine ran the regex".into());
     }
