@@ -47,6 +47,8 @@ pub struct DeviceInfo {
     /// Index across all platforms in listing order.
     pub index: usize,
     pub platform: String,
+    /// The platform's vendor ("The pocl project", "Intel(R) Corporation").
+    pub vendor: String,
     pub platform_version: String,
     pub name: String,
     /// `CL_DEVICE_TYPE_*` bits.
@@ -67,6 +69,29 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// The OpenCL handle of the device.
+    pub fn id(&self) -> opencl3::types::cl_device_id {
+        self.device.id()
+    }
+
+    /// "platform / device", as `--list-devices` shows it.
+    pub fn label(&self) -> String {
+        format!("{} / {}", self.platform, self.name)
+    }
+
+    /// "gpu", "accelerator", "cpu" or "other".
+    pub fn kind(&self) -> &'static str {
+        if self.is_gpu() {
+            "gpu"
+        } else if self.is_accelerator() {
+            "accelerator"
+        } else if self.device_type & CL_DEVICE_TYPE_CPU != 0 {
+            "cpu"
+        } else {
+            "other"
+        }
+    }
+
     pub fn is_gpu(&self) -> bool {
         self.device_type & CL_DEVICE_TYPE_GPU != 0
     }
@@ -129,20 +154,28 @@ fn major_version(v: &str) -> u32 {
         .unwrap_or(1)
 }
 
-fn device_info(index: usize, platform: &str, platform_version: &str, d: Device) -> DeviceInfo {
+fn device_info(
+    index: usize,
+    platform: &str,
+    vendor: &str,
+    platform_version: &str,
+    d: Device,
+) -> DeviceInfo {
     let version = d.version().unwrap_or_default();
     let major = major_version(&version);
     let device_enqueue = match major {
         0 | 1 => false,
         2 => d.queue_on_device_max_size().map(|s| s > 0).unwrap_or(false),
+        // OpenCL 3.0 reports it: bit 0 is CL_DEVICE_QUEUE_SUPPORTED.
         _ => d
             .device_enqueue_capabilities()
-            .map(|c| c != 0)
+            .map(|c| c & 1 != 0)
             .unwrap_or(false),
     };
     DeviceInfo {
         index,
         platform: platform.to_string(),
+        vendor: vendor.to_string(),
         platform_version: platform_version.to_string(),
         name: d.name().unwrap_or_else(|_| "?".into()).trim().to_string(),
         device_type: d.dev_type().unwrap_or(0),
@@ -169,11 +202,12 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
     for p in platforms {
         let pname = p.name().unwrap_or_else(|_| "?".into()).trim().to_string();
         let pver = p.version().unwrap_or_default().trim().to_string();
+        let vendor = p.vendor().unwrap_or_default().trim().to_string();
         // A platform without devices answers CL_DEVICE_NOT_FOUND: skip it.
         let ids = p.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
         for id in ids {
             let i = out.len();
-            out.push(device_info(i, &pname, &pver, Device::new(id)));
+            out.push(device_info(i, &pname, &vendor, &pver, Device::new(id)));
         }
     }
     if out.is_empty() {
@@ -200,10 +234,14 @@ pub fn pick(devs: &[DeviceInfo], sel: &DeviceSelector) -> Option<usize> {
         DeviceSelector::Explicit => auto().or(if devs.is_empty() { None } else { Some(0) }),
         DeviceSelector::Index(i) => (*i < devs.len()).then_some(*i),
         DeviceSelector::Name(n) => {
+            // Platforms and vendors first ("intel", "pocl", "nvidia"), then
+            // device names ("h100"): PoCL's device names mention the host
+            // CPU's vendor, which must not shadow that vendor's platform.
             let n = n.to_lowercase();
-            devs.iter().position(|d| {
-                d.name.to_lowercase().contains(&n) || d.platform.to_lowercase().contains(&n)
-            })
+            let has = |s: &str| s.to_lowercase().contains(&n);
+            devs.iter()
+                .position(|d| has(&d.platform) || has(&d.vendor))
+                .or_else(|| devs.iter().position(|d| has(&d.name)))
         }
     }
 }

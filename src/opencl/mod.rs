@@ -33,7 +33,7 @@ mod stream;
 pub use cache::{Hash128, ProgramCache, hash128};
 pub use device::{
     DeviceInfo, DeviceSelector, DiscoveryError, has_any_device, list_devices, list_devices_text,
-    runtime_available, select,
+    pick, runtime_available, select,
 };
 pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine};
 pub use fault::{Fault, FaultKind};

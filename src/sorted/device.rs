@@ -17,11 +17,9 @@ use opencl3::command_queue::{
     CL_QUEUE_PROFILING_ENABLE, CommandQueue,
 };
 use opencl3::context::Context;
-use opencl3::device::{
-    CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device,
-};
-use opencl3::platform::get_platforms;
-use opencl3::types::{cl_device_id, cl_device_type};
+use opencl3::device::Device;
+
+use crate::opencl::DeviceSelector;
 
 /// Environment variable naming the device to use (index or name substring).
 pub const DEVICE_ENV: &str = "GSEARCH_OPENCL_DEVICE";
@@ -70,116 +68,19 @@ pub(crate) fn cl_err(
     move |e| DeviceError::Cl { what, code: e.0 }
 }
 
-/// One device as enumerated (before a context exists).
-#[derive(Debug, Clone)]
-pub struct DeviceInfo {
-    /// Position in [`list_devices`], usable as a selector.
-    pub index: usize,
-    pub platform: String,
-    /// The platform's vendor ("The pocl project", "Intel(R) Corporation").
-    pub vendor: String,
-    pub name: String,
-    pub device_type: cl_device_type,
-    /// Whether the device supports device-side enqueue (OpenCL C 2.0
-    /// `enqueue_kernel`).
-    pub device_enqueue: bool,
-    pub id: cl_device_id,
-}
+pub use crate::opencl::DeviceInfo;
 
-// SAFETY: a cl_device_id is an opaque handle that OpenCL allows to be used
-// from any thread (every API call taking it is thread-safe, OpenCL 1.2
-// appendix A.2); this struct never dereferences it.
-unsafe impl Send for DeviceInfo {}
-// SAFETY: as above; the struct holds no interior mutability.
-unsafe impl Sync for DeviceInfo {}
-
-impl DeviceInfo {
-    /// "gpu", "cpu", "accelerator" or "other".
-    pub fn kind(&self) -> &'static str {
-        type_name(self.device_type)
-    }
-
-    /// "platform / device", the string a name selector is matched against.
-    pub fn label(&self) -> String {
-        format!("{} / {}", self.platform, self.name)
-    }
-}
-
-fn type_name(t: cl_device_type) -> &'static str {
-    if t & CL_DEVICE_TYPE_GPU != 0 {
-        "gpu"
-    } else if t & CL_DEVICE_TYPE_ACCELERATOR != 0 {
-        "accelerator"
-    } else if t & CL_DEVICE_TYPE_CPU != 0 {
-        "cpu"
-    } else {
-        "other"
-    }
-}
-
-/// Device-side enqueue support: OpenCL 2.x devices must have it; OpenCL 3.0
-/// devices report it in CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES.
-fn supports_device_enqueue(dev: &Device) -> bool {
-    let version = dev.version().unwrap_or_default();
-    // "OpenCL <major>.<minor> <vendor info>"
-    let mut parts = version
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("")
-        .split('.')
-        .map(|p| p.parse::<u32>().unwrap_or(0));
-    let major = parts.next().unwrap_or(0);
-    match major {
-        0 | 1 => false,
-        2 => dev
-            .queue_on_device_max_size()
-            .map(|s| s > 0)
-            .unwrap_or(false),
-        _ => {
-            const CL_DEVICE_QUEUE_SUPPORTED: u64 = 1;
-            dev.device_enqueue_capabilities()
-                .map(|c| c & CL_DEVICE_QUEUE_SUPPORTED != 0)
-                .unwrap_or(false)
-        }
-    }
-}
-
-/// Every device of every platform, in loader order. An absent loader or a
-/// loader without platforms gives an empty list.
+/// Every device of every platform, in loader order (the shared discovery of
+/// `crate::opencl`). An absent loader or one without devices gives an empty
+/// list.
 pub fn list_devices() -> Vec<DeviceInfo> {
-    if !cl3::is_opencl_runtime_available() {
-        return Vec::new();
-    }
-    let Ok(platforms) = get_platforms() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for p in platforms {
-        let pname = p.name().unwrap_or_default();
-        let vendor = p.vendor().unwrap_or_default();
-        let Ok(ids) = p.get_devices(CL_DEVICE_TYPE_ALL) else {
-            continue;
-        };
-        for id in ids {
-            let d = Device::new(id);
-            out.push(DeviceInfo {
-                index: out.len(),
-                platform: pname.trim().to_string(),
-                vendor: vendor.trim().to_string(),
-                name: d.name().unwrap_or_default().trim().to_string(),
-                device_type: d.dev_type().unwrap_or(0),
-                device_enqueue: supports_device_enqueue(&d),
-                id,
-            });
-        }
-    }
-    out
+    crate::opencl::list_devices().unwrap_or_default()
 }
 
-/// Pick from `devices` by `selector`, or by type preference when `selector`
-/// is `None`. A selector is an index, or a case-insensitive substring
-/// matched first against platform names and vendors ("intel", "pocl",
-/// "nvidia"), then against device names ("h100").
+/// Pick from `devices` by `selector` (an index, or a case-insensitive
+/// substring of a platform, vendor or device name, see
+/// [`crate::opencl::pick`]), or, without one, a GPU or accelerator first
+/// and else the first device.
 pub fn select_device<'a>(
     devices: &'a [DeviceInfo],
     selector: Option<&str>,
@@ -187,31 +88,17 @@ pub fn select_device<'a>(
     if devices.is_empty() {
         return Err(DeviceError::NoOpenCl);
     }
-    match selector.map(str::trim).filter(|s| !s.is_empty()) {
-        Some(sel) => {
-            let found = if let Ok(i) = sel.parse::<usize>() {
-                devices.get(i)
-            } else {
-                let needle = sel.to_lowercase();
-                let has = |s: &str| s.to_lowercase().contains(&needle);
-                devices
-                    .iter()
-                    .find(|d| has(&d.platform) || has(&d.vendor))
-                    .or_else(|| devices.iter().find(|d| has(&d.name)))
-            };
-            found.ok_or_else(|| DeviceError::NoMatch {
-                selector: sel.to_string(),
-                available: devices
-                    .iter()
-                    .map(|d| format!("{}: {}", d.index, d.label()))
-                    .collect(),
-            })
-        }
-        None => Ok(devices
-            .iter()
-            .find(|d| d.device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR) != 0)
-            .unwrap_or(&devices[0])),
-    }
+    let given = selector.map(str::trim).filter(|s| !s.is_empty());
+    let sel = given.map_or(DeviceSelector::Explicit, DeviceSelector::parse);
+    crate::opencl::pick(devices, &sel)
+        .map(|i| &devices[i])
+        .ok_or_else(|| DeviceError::NoMatch {
+            selector: given.unwrap_or_default().to_string(),
+            available: devices
+                .iter()
+                .map(|d| format!("{}: {}", d.index, d.label()))
+                .collect(),
+        })
 }
 
 /// An opened device: context plus an in-order host queue with profiling
@@ -241,20 +128,20 @@ impl fmt::Debug for ClDevice {
 impl ClDevice {
     /// Open one enumerated device.
     pub fn open(info: &DeviceInfo) -> Result<ClDevice, DeviceError> {
-        let device = Device::new(info.id);
+        let device = Device::new(info.id());
         let context = Context::from_device(&device).map_err(cl_err("clCreateContext"))?;
         // OpenCL 2.0+: clCreateCommandQueueWithProperties; 1.2 drivers lack
         // it, so fall back to clCreateCommandQueue.
         // SAFETY: `info.id` is a device of `context` (the context was made
         // from exactly that device).
         let queue = unsafe {
-            CommandQueue::create_with_properties(&context, info.id, CL_QUEUE_PROFILING_ENABLE, 0)
+            CommandQueue::create_with_properties(&context, info.id(), CL_QUEUE_PROFILING_ENABLE, 0)
         }
         .or_else(|_| {
             // SAFETY: as above.
             #[allow(deprecated)]
             unsafe {
-                CommandQueue::create(&context, info.id, CL_QUEUE_PROFILING_ENABLE)
+                CommandQueue::create(&context, info.id(), CL_QUEUE_PROFILING_ENABLE)
             }
         })
         .map_err(cl_err("clCreateCommandQueue"))?;
@@ -292,7 +179,7 @@ impl ClDevice {
                 unsafe {
                     CommandQueue::create_with_properties(
                         &self.context,
-                        self.info.id,
+                        self.info.id(),
                         CL_QUEUE_ON_DEVICE
                             | CL_QUEUE_ON_DEVICE_DEFAULT
                             | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
@@ -322,6 +209,8 @@ pub fn open_device(selector: Option<&str>) -> Result<ClDevice, DeviceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use opencl3::device::{CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
+    use opencl3::types::cl_device_type;
 
     fn fake(index: usize, platform: &str, name: &str, t: cl_device_type) -> DeviceInfo {
         DeviceInfo {
@@ -332,10 +221,19 @@ mod tests {
             } else {
                 String::new()
             },
+            platform_version: String::new(),
             name: name.into(),
             device_type: t,
+            version: String::new(),
+            c_version: String::new(),
+            driver_version: String::new(),
+            compute_units: 0,
+            global_mem: 0,
+            local_mem: 0,
+            max_alloc: 0,
+            max_work_group: 1,
             device_enqueue: false,
-            id: std::ptr::null_mut(),
+            device: Device::new(std::ptr::null_mut()),
         }
     }
 

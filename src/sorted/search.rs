@@ -191,8 +191,8 @@ fn build_program(dev: &ClDevice, sources: &[&str], options: &str) -> Result<Prog
     let source = sources.join("\n");
     let mut program = Program::create_from_source(&dev.context, &source)
         .map_err(|e| format!("clCreateProgramWithSource: {e}"))?;
-    if let Err(e) = program.build(&[dev.info.id], options) {
-        let log = program.get_build_log(dev.info.id).unwrap_or_default();
+    if let Err(e) = program.build(&[dev.info.id()], options) {
+        let log = program.get_build_log(dev.info.id()).unwrap_or_default();
         return Err(format!("build failed ({e}) with {options:?}:\n{log}"));
     }
     Ok(program)
@@ -385,7 +385,7 @@ impl<T: SearchKey> DeviceSearch<T> {
     /// A launch size: min(256, the kernel's limit), as a power of two.
     fn local_size(&self, kernel: &Kernel) -> usize {
         let lim = kernel
-            .get_work_group_size(self.dev.info.id)
+            .get_work_group_size(self.dev.info.id())
             .unwrap_or(64)
             .min(self.dev.max_work_group_size)
             .clamp(1, 256);
@@ -718,7 +718,7 @@ impl<T: SearchKey> DeviceSearch<T> {
         let segs = segs as usize;
         let k = self.kernel(&self.program, "nary_local")?;
         let max = k
-            .get_work_group_size(self.dev.info.id)
+            .get_work_group_size(self.dev.info.id())
             .unwrap_or(64)
             .min(self.dev.max_work_group_size);
         if segs < 2 || segs > max {
