@@ -32,7 +32,7 @@ pub fn search<W: WriteColor>(
     plan: &Plan,
     hay: &Haystack,
 ) -> Option<io::Result<SearchResult>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::cores();
     let first_match_is_enough = cfg.quiet
         || cfg.max_count.is_some()
         || matches!(

@@ -168,9 +168,7 @@ impl Config {
         } else {
             match cli.threads {
                 Some(n) if n > 0 => n,
-                _ => std::thread::available_parallelism()
-                    .map_or(1, |n| n.get())
-                    .min(12),
+                _ => crate::cores().min(12),
             }
         };
         let mmap = if cli.no_mmap {

@@ -88,7 +88,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     let tally = Tally::default();
     let device_note: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let set = plan.literals.clone().expect("suits() checked");
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::cores();
 
     std::thread::scope(|s| {
         let (next, slots, nul, tally, device_note) = (&next, &slots, &nul, &tally, &device_note);

@@ -22,3 +22,8 @@ pub mod run;
 pub mod sorted;
 pub mod stats;
 pub mod walk;
+
+/// The number of cores the OS lets this process use (at least 1).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

@@ -60,7 +60,7 @@ pub fn print<W: Write>(
     confirm: Option<&RegexMatcher>,
     wtr: &mut W,
 ) -> io::Result<bool> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::cores();
     let prefix = path_prefix(cfg, path);
     let mut line_base = 1u64;
     let mut any = false;
@@ -243,7 +243,7 @@ pub fn print_count<W: Write>(
     confirm: Option<&RegexMatcher>,
     wtr: &mut W,
 ) -> io::Result<bool> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::cores();
     let per = offsets.len().div_ceil(threads).max(1 << 12);
     let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
         let hs: Vec<_> = offsets

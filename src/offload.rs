@@ -312,9 +312,7 @@ pub(crate) fn pread_parallel(
 
 /// Threads that fill staging buffers.
 fn fill_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8)
+    crate::cores().min(8)
 }
 
 /// Candidate offsets of a big file, gathered chunk by chunk (one per line).

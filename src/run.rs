@@ -234,7 +234,7 @@ fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
         format!("patterns: {}", plan.describe()),
     ];
     if split_files > 0 {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::cores();
         v.push(format!(
             "{split_files} big file(s) split at line boundaries across {cores} threads"
         ));
