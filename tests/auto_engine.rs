@@ -7,6 +7,8 @@
 
 use std::process::Command;
 
+mod common;
+
 fn corpus() -> tempfile::NamedTempFile {
     use std::io::Write;
     let mut f = tempfile::NamedTempFile::new().unwrap();
@@ -112,12 +114,7 @@ fn opencl_streamed_count_of_long_lines() {
         ("GSEARCH_BATCH_BYTES", "4096"),
     ];
     let cpu = [("GSEARCH_ENGINE", "cpu")];
-    if !gsearch::opencl::has_any_device() {
-        assert!(
-            std::env::var("GSEARCH_REQUIRE_OPENCL").is_err(),
-            "no OpenCL device"
-        );
-        eprintln!("skipped: no OpenCL device");
+    if !common::have_device() {
         return;
     }
     for args in [

@@ -16,30 +16,18 @@ use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 #[path = "../fuzz/common/diff.rs"]
 mod diff;
 
+mod common;
+
 const BIN: &str = env!("CARGO_BIN_EXE_gsearch");
 const LIMIT: Duration = Duration::from_secs(120);
 
 fn have_opencl() -> bool {
-    static HAVE: OnceLock<bool> = OnceLock::new();
-    let have = *HAVE.get_or_init(gsearch::opencl::has_any_device);
-    if !have {
-        if std::env::var("GSEARCH_REQUIRE_OPENCL").as_deref() == Ok("1") {
-            panic!(
-                "GSEARCH_REQUIRE_OPENCL=1 but no OpenCL device:\n{}",
-                gsearch::opencl::list_devices_text()
-            );
-        }
-        eprintln!(
-            "skipping the OpenCL half: no OpenCL device (GSEARCH_REQUIRE_OPENCL=1 fails instead)"
-        );
-    }
-    have
+    common::have_device()
 }
 
 fn engines() -> Vec<&'static str> {

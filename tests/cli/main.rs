@@ -5,6 +5,8 @@
 //! Each case runs twice, `::cpu` and `::opencl` (see `util.rs`).
 //! Run: `cargo test --test cli`; only one engine: `cargo test --test cli -- ::cpu`.
 
+#[path = "../common/mod.rs"]
+mod common;
 #[macro_use]
 mod util;
 

@@ -97,21 +97,7 @@ impl Engine {
 /// Decides whether an `opencl` variant runs: with no device it is skipped,
 /// unless `GSEARCH_REQUIRE_OPENCL=1`, in which case it fails.
 pub fn opencl_ready() -> bool {
-    if has_any_device() {
-        return true;
-    }
-    if std::env::var_os("GSEARCH_REQUIRE_OPENCL").is_some_and(|v| v == "1") {
-        panic!("GSEARCH_REQUIRE_OPENCL=1 but no OpenCL device was found");
-    }
-    eprintln!("skipped: no OpenCL device");
-    false
-}
-
-/// Whether any OpenCL device can be used (asked once per test binary).
-fn has_any_device() -> bool {
-    use std::sync::OnceLock;
-    static ANY: OnceLock<bool> = OnceLock::new();
-    *ANY.get_or_init(gsearch::opencl::has_any_device)
+    crate::common::have_device()
 }
 
 /// The binary under test: `GSEARCH_TEST_BIN` if set, else this crate's.
