@@ -79,7 +79,9 @@ pub struct Config {
     pub sort_path: bool,
     pub threads: usize,
     pub binary: BinaryMode,
-    pub mmap: MmapMode,
+    /// Files are searched through memory maps (decided once, as ripgrep
+    /// decides: `--mmap`, or at most 10 paths that are all files).
+    pub use_mmap: bool,
     pub paths: Vec<PathBuf>,
     pub implicit_path: bool,
     pub is_one_file: bool,
@@ -96,14 +98,6 @@ pub struct Config {
     pub opencl_device: Option<String>,
     pub verify: bool,
     pub quit_after_match: bool,
-}
-
-/// The memory map choice, decided as ripgrep does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MmapMode {
-    Auto,
-    Always,
-    Never,
 }
 
 impl Config {
@@ -171,12 +165,10 @@ impl Config {
                 _ => crate::cores().min(12),
             }
         };
-        let mmap = if cli.no_mmap {
-            MmapMode::Never
-        } else if cli.mmap {
-            MmapMode::Always
+        let use_mmap = if cli.no_mmap {
+            false
         } else {
-            MmapMode::Auto
+            cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file()))
         };
         let case = if cli.ignore_case {
             CaseMode::Insensitive
@@ -220,7 +212,7 @@ impl Config {
             sort_path,
             threads,
             binary,
-            mmap,
+            use_mmap,
             paths,
             implicit_path,
             is_one_file,

@@ -17,7 +17,7 @@ use crossbeam_channel::Receiver;
 use grep_printer::Stats;
 use grep_searcher::Searcher;
 
-use crate::config::{Config, MmapMode};
+use crate::config::Config;
 use crate::err_message;
 use crate::offsets::OffsetMatcher;
 use crate::opencl::{BatchSource, OpenClEngine, StageStats};
@@ -574,7 +574,7 @@ impl<'a> Finisher<'a> {
             .set_binary_detection(binary_detection(self.cfg, hay.explicit));
         if has_nul {
             // Exactly what the CPU engine would do with these bytes.
-            let input = if self.uses_mmap(hay) {
+            let input = if crate::run::uses_mmap(self.cfg) {
                 Input::Slice(data)
             } else {
                 Input::Reader(&mut &data[..])
@@ -655,18 +655,6 @@ impl<'a> Finisher<'a> {
             return Err(crate::guard::shrank_error());
         }
         r
-    }
-
-    fn uses_mmap(&self, hay: &Haystack) -> bool {
-        match self.cfg.mmap {
-            MmapMode::Never => false,
-            MmapMode::Always => true,
-            MmapMode::Auto => {
-                hay.explicit
-                    && self.cfg.paths.len() <= 10
-                    && self.cfg.paths.iter().all(|p| p.is_file())
-            }
-        }
     }
 
     /// `--verify`: searches the same bytes with the CPU engine and compares.

@@ -14,7 +14,7 @@ use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
 use ignore::WalkState;
 use termcolor::WriteColor;
 
-use crate::config::{BinaryMode, Config, MmapMode, OutputMode};
+use crate::config::{BinaryMode, Config, OutputMode};
 use crate::err_message;
 use crate::plan::Plan;
 use crate::printer::{Input, Printer, SearchResult};
@@ -45,11 +45,7 @@ pub fn searcher(cfg: &Config) -> Searcher {
 /// that a file shrinking under its map is reported instead of killing the
 /// process with SIGBUS.
 pub fn uses_mmap(cfg: &Config) -> bool {
-    match cfg.mmap {
-        MmapMode::Never => false,
-        MmapMode::Always => true,
-        MmapMode::Auto => cfg.paths.len() <= 10 && cfg.paths.iter().all(|p| p.is_file()),
-    }
+    cfg.use_mmap
 }
 
 /// Binary detection for a haystack: explicit files are never skipped.
