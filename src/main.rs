@@ -70,7 +70,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
         gsearch::hybrid::search(&cfg, &plan, &path)?
     } else {
         match choose::engine(&cfg, &plan)? {
-            Some(engine) => gsearch::offload::search(&cfg, &plan, &engine)?.matched,
+            Some(engine) => gsearch::offload::search(&cfg, &plan, &engine)?,
             None => run::search_cpu(&cfg, &plan)?,
         }
     };

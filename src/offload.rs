@@ -332,14 +332,8 @@ struct BigOffsets {
     bom: bool,
 }
 
-/// The outcome of a device search.
-pub struct Outcome {
-    pub matched: bool,
-    pub report: Vec<String>,
-}
-
-/// Searches everything through `engine`.
-pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Result<Outcome> {
+/// Searches everything through `engine`; returns whether anything matched.
+pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Result<bool> {
     let started = Instant::now();
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
     let walker = walk::walk_builder(cfg)?;
@@ -404,10 +398,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
     if fin.verify_failed {
         crate::messages::set_errored();
     }
-    Ok(Outcome {
-        matched: fin.matched,
-        report,
-    })
+    Ok(fin.matched)
 }
 
 fn stage_lines(s: &StageStats) -> Vec<String> {

@@ -38,7 +38,6 @@ pub struct Plan {
     pub matcher: RegexMatcher,
     pub literals: Option<LiteralSet>,
     pub shape: Shape,
-    pub case_insensitive: bool,
     /// A line matches exactly when it holds an occurrence of a literal of
     /// `literals` (no `-w`/`-x`, no look-around, case variants complete), so
     /// device offsets need no confirmation by the regex.
@@ -71,7 +70,6 @@ impl Plan {
             matcher,
             literals,
             shape,
-            case_insensitive,
             exact_lines,
         })
     }

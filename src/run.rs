@@ -20,9 +20,6 @@ use crate::plan::Plan;
 use crate::printer::{Input, Printer, SearchResult};
 use crate::walk::{self, Haystack};
 
-/// What the engine that ran wants `--stats` to say about it.
-pub type EngineReport = Vec<String>;
-
 /// Builds the line searcher as ripgrep does.
 pub fn searcher(cfg: &Config) -> Searcher {
     let mut b = SearcherBuilder::new();

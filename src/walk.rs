@@ -1,7 +1,7 @@
 //! Which files are searched: the recursive walk (ignore rules, hidden files,
 //! globs, types) and the rules that turn a directory entry into a haystack.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
@@ -116,12 +116,6 @@ pub fn haystack(
         explicit,
         stdin: dent.is_stdin(),
     })
-}
-
-impl Haystack {
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 /// `--files`: prints every path that would be searched. Returns whether

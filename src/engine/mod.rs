@@ -39,11 +39,6 @@ pub struct Batch<'a> {
 }
 
 impl<'a> Batch<'a> {
-    /// A batch holding one file (or one chunk) that covers all of `data`.
-    pub fn single(data: &'a [u8], spans: &'a [FileSpan]) -> Batch<'a> {
-        Batch { data, spans }
-    }
-
     /// The index into `spans` of the span holding batch offset `off`, if any
     /// (offsets in separators belong to no span).
     pub fn span_of(&self, off: u64) -> Option<usize> {
