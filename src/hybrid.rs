@@ -50,6 +50,8 @@ pub fn suits(cfg: &Config, plan: &Plan, size: u64) -> bool {
     plan.literals.is_some()
         && cfg.paths.len() == 1
         && !cfg.quiet
+        // `--verify` checks the device's answers file by file (offload.rs).
+        && !cfg.verify
         && cfg.max_count.is_none()
         && !matches!(
             cfg.mode,

@@ -511,7 +511,7 @@ impl<'a> Finisher<'a> {
     /// Whether a `-c` over a chunked file is answered by counting lines as
     /// the chunks stream by, holding no offsets and mapping nothing.
     fn streams_count(&self) -> bool {
-        self.plan.exact_lines && crate::linefast::count_eligible(self.cfg)
+        self.plan.exact_lines && crate::linefast::count_eligible(self.cfg) && !self.cfg.verify
     }
 
     /// Counts the distinct lines holding the chunk's owned offsets (and,
@@ -628,7 +628,7 @@ impl<'a> Finisher<'a> {
             // The file changed size since the device read it: the offsets
             // no longer describe these bytes, so search them exactly.
             self.finish_bytes(hay, data, &[], true)
-        } else if let Some(r) = (!big.has_nul)
+        } else if let Some(r) = (!big.has_nul && !self.cfg.verify)
             .then(|| {
                 // Counts or numbered lines by every core, no single-threaded
                 // rescan of the file.

@@ -97,6 +97,43 @@ fn verify_agrees_and_stats_name_the_engine() {
     assert!(String::from_utf8_lossy(&stats.stdout).contains("engine: cpu"));
 }
 
+/// `--verify` also covers files read in chunks (the count and numbered-line
+/// fast paths step aside so every file is checked against the CPU engine).
+#[test]
+fn verify_covers_chunked_files() {
+    if !common::have_device() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let text: String = (0..3000)
+        .map(|i| {
+            if i % 7 == 0 {
+                format!("line {i} needle\n")
+            } else {
+                format!("line {i}\n")
+            }
+        })
+        .collect();
+    std::fs::write(d.path().join("big.txt"), text).unwrap();
+    let small = [("GSEARCH_BATCH_BYTES", "4096")];
+    for args in [
+        &["-c", "needle", "big.txt"][..],
+        &["-n", "needle", "big.txt"],
+    ] {
+        let cpu = gsearch(args, &[("GSEARCH_ENGINE", "cpu")], d.path());
+        let mut v = vec!["--engine", "opencl", "--verify"];
+        v.extend_from_slice(args);
+        let dev = gsearch(&v, &small, d.path());
+        assert_eq!(dev.status.code(), Some(0), "{args:?}");
+        assert_eq!(dev.stdout, cpu.stdout, "{args:?}");
+        assert!(
+            dev.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&dev.stderr)
+        );
+    }
+}
+
 #[test]
 fn sorted_lookups_through_the_binary() {
     let d = tempfile::tempdir().unwrap();
