@@ -13,14 +13,14 @@
 
 use std::fs::File;
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use grep_matcher::Matcher;
 
 use crate::config::{Config, OutputMode};
-use crate::engine::MatchSet;
+use crate::engine::{LiteralSet, MatchSet};
 use crate::offsets::OffsetMatcher;
 use crate::opencl::{BatchSource, DeviceSelector, OpenClEngine};
 use crate::plan::Plan;
@@ -61,18 +61,64 @@ pub fn suits(cfg: &Config, plan: &Plan, size: u64) -> bool {
         && size >= crate::choose::auto_min_bytes()
 }
 
-/// Who searched what (for `--stats`).
-#[derive(Default)]
-struct Tally {
+/// State the CPU threads and the device thread share. The device thread
+/// is not scoped: when the CPU has taken every chunk before the device is
+/// up, the search ends without waiting for OpenCL to finish starting (see
+/// [`device_detached`]).
+struct Shared {
+    size: usize,
+    /// The next chunk to claim.
+    next: AtomicUsize,
+    /// Per chunk: sorted offsets of its matching lines, each inside the
+    /// chunk's own bytes (see [`cpu_chunk`] and the device sink).
+    slots: Vec<OnceLock<Vec<u64>>>,
+    /// Chunks answered (by either side).
+    done: AtomicUsize,
+    nul: AtomicBool,
     cpu_chunks: AtomicUsize,
     device_chunks: AtomicUsize,
+    device_note: Mutex<Vec<String>>,
+}
+
+impl Shared {
+    fn answer(&self, i: usize, offsets: Vec<u64>, has_nul: bool, device: bool) {
+        if has_nul {
+            self.nul.store(true, Ordering::Relaxed);
+        }
+        if self.slots[i].set(offsets).is_ok() {
+            self.done.fetch_add(1, Ordering::AcqRel);
+            let tally = if device {
+                &self.device_chunks
+            } else {
+                &self.cpu_chunks
+            };
+            tally.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn note(&self, line: String) {
+        if let Ok(mut n) = self.device_note.lock() {
+            n.push(line);
+        }
+    }
+}
+
+/// Set when a search returned while its device thread was still starting
+/// OpenCL: the process should then end with [`std::process::exit`]'s
+/// low-level cousin (`_exit`) once its output is flushed, rather than wait
+/// for the driver or run its teardown under a thread still inside it.
+static DETACHED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a device thread was left running (see [`DETACHED`]).
+pub fn device_detached() -> bool {
+    DETACHED.load(Ordering::Acquire)
 }
 
 /// Searches the single file of `cfg` with the CPU and, once ready, the
 /// device. Returns whether anything matched.
 pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Result<bool> {
     let started = Instant::now();
-    let file = File::open(path)?;
+    let file = Arc::new(File::open(path)?);
     let hay = Haystack {
         path: path.to_path_buf(),
         explicit: true,
@@ -84,72 +130,32 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     };
     let data: &[u8] = &map;
     let nchunks = data.len().div_ceil(chunk());
-    let next = AtomicUsize::new(0);
-    let slots: Vec<OnceLock<Vec<u64>>> = (0..nchunks).map(|_| OnceLock::new()).collect();
-    let nul = std::sync::atomic::AtomicBool::new(false);
-    let tally = Tally::default();
-    let device_note: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let shared = Arc::new(Shared {
+        size: data.len(),
+        next: AtomicUsize::new(0),
+        slots: (0..nchunks).map(|_| OnceLock::new()).collect(),
+        done: AtomicUsize::new(0),
+        nul: AtomicBool::new(false),
+        cpu_chunks: AtomicUsize::new(0),
+        device_chunks: AtomicUsize::new(0),
+        device_note: Mutex::new(Vec::new()),
+    });
     let set = plan.literals.clone().expect("suits() checked");
     let threads = crate::cores();
 
+    let device = {
+        let (shared, file, sel) = (Arc::clone(&shared), Arc::clone(&file), selector(cfg));
+        std::thread::Builder::new()
+            .name("gsearch-device".into())
+            .spawn(move || device_thread(&sel, &set, &file, &shared))
+            .ok()
+    };
     std::thread::scope(|s| {
-        let (next, slots, nul, tally, device_note) = (&next, &slots, &nul, &tally, &device_note);
-        let file = &file;
-        s.spawn(move || {
-            let t = Instant::now();
-            let engine = match OpenClEngine::new(&selector(cfg), &set) {
-                Ok(e) => e,
-                Err(e) => {
-                    device_note
-                        .lock()
-                        .unwrap()
-                        .push(format!("device: not used ({e})"));
-                    return;
-                }
-            };
-            let ready = t.elapsed();
-            let overlap = engine.max_pattern_len().saturating_sub(1);
-            let mut src = Feeder {
-                file,
-                size: data.len(),
-                next,
-                overlap,
-            };
-            let stats = engine.stream(
-                &mut src,
-                &mut |(i, owned_end, has_nul), bytes, set: MatchSet| {
-                    let base = (i * chunk()) as u64;
-                    let mut out = Vec::new();
-                    let mut line_end = 0usize;
-                    for &o in set.offsets.iter().filter(|&&o| (o as usize) < owned_end) {
-                        if (o as usize) < line_end {
-                            continue;
-                        }
-                        out.push(base + o);
-                        line_end = memchr::memchr(b'\n', &bytes[o as usize..])
-                            .map_or(bytes.len(), |k| o as usize + k + 1);
-                    }
-                    if has_nul {
-                        nul.store(true, Ordering::Relaxed);
-                    }
-                    let _ = slots[i].set(out);
-                    tally.device_chunks.fetch_add(1, Ordering::Relaxed);
-                    true
-                },
-            );
-            let mut note = device_note.lock().unwrap();
-            note.push(format!(
-                "device: {} ({} kernel), ready after {:.1} ms",
-                engine.device_name(),
-                engine.kernel_name(),
-                ready.as_secs_f64() * 1e3
-            ));
-            note.extend(stats.summary().lines().map(str::to_string));
-        });
         for _ in 0..threads {
+            let (shared, file) = (&*shared, &*file);
             s.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let i = shared.next.fetch_add(1, Ordering::Relaxed);
                     if i >= nchunks {
                         break;
                     }
@@ -158,27 +164,48 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
                     } else {
                         cpu_chunk(data, i, &plan.matcher)
                     };
-                    if has_nul {
-                        nul.store(true, Ordering::Relaxed);
-                    }
-                    let _ = slots[i].set(lines);
-                    tally.cpu_chunks.fetch_add(1, Ordering::Relaxed);
+                    shared.answer(i, lines, has_nul, false);
                 }
             });
         }
     });
+    // Every chunk is claimed. Wait for the device only if it holds some.
+    if let Some(handle) = device {
+        if shared.done.load(Ordering::Acquire) < nchunks || handle.is_finished() {
+            if handle.join().is_err() {
+                shared.note("device: its thread failed; the CPU searched its chunks".into());
+            }
+        } else {
+            DETACHED.store(true, Ordering::Release);
+            shared.note(
+                "device: still starting when the CPU had searched every chunk (not waited for)"
+                    .into(),
+            );
+        }
+    }
+    // A chunk nobody answered (the device thread died): the CPU does it.
+    for i in 0..nchunks {
+        if shared.slots[i].get().is_none() {
+            let (lines, has_nul) = cpu_chunk(data, i, &plan.matcher);
+            shared.answer(i, lines, has_nul, false);
+        }
+    }
 
-    // Lines crossing a chunk boundary may be reported by both neighbours,
-    // and a CPU chunk's first line may start before the chunk: sort.
-    let mut offsets: Vec<u64> = slots
-        .into_iter()
-        .flat_map(|s| s.into_inner().unwrap_or_default())
-        .collect();
-    offsets.sort_unstable();
-    offsets.dedup();
+    // Chunk i's offsets lie in its own bytes and are sorted, so the chunks
+    // in order give sorted offsets (several may share a line).
+    let mut offsets: Vec<u64> = Vec::with_capacity(
+        shared
+            .slots
+            .iter()
+            .map(|s| s.get().map_or(0, Vec::len))
+            .sum(),
+    );
+    for s in &shared.slots {
+        offsets.extend_from_slice(s.get().map_or(&[][..], Vec::as_slice));
+    }
     let mut printer = Printer::new(cfg, stdout(cfg));
     let mut srch = searcher(cfg);
-    let result = if nul.load(Ordering::Relaxed) {
+    let result = if shared.nul.load(Ordering::Relaxed) {
         // Binary data: ripgrep's own handling of the mapped bytes.
         srch.set_binary_detection(binary_detection(cfg, true));
         printer.search(&mut srch, &plan.matcher, &hay.path, Input::Slice(data))
@@ -213,16 +240,61 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             "engine: auto (CPU and device sharing one chunk queue)".to_string(),
             format!(
                 "chunks: {} on the CPU ({} threads), {} on the device",
-                tally.cpu_chunks.load(Ordering::Relaxed),
+                shared.cpu_chunks.load(Ordering::Relaxed),
                 threads,
-                tally.device_chunks.load(Ordering::Relaxed)
+                shared.device_chunks.load(Ordering::Relaxed)
             ),
             format!("patterns: {}", plan.describe()),
         ];
-        report.extend(device_note.into_inner().unwrap());
+        if let Ok(n) = shared.device_note.lock() {
+            report.extend(n.iter().cloned());
+        }
         crate::run::finish(cfg, true, Some(&stats), started, printer.get_mut(), &report)?;
     }
     Ok(result.has_match)
+}
+
+/// The device's side: start OpenCL, then take chunks from the shared
+/// counter until none are left.
+fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &Shared) {
+    let t = Instant::now();
+    let engine = match OpenClEngine::new(sel, set) {
+        Ok(e) => e,
+        Err(e) => {
+            shared.note(format!("device: not used ({e})"));
+            return;
+        }
+    };
+    let ready = t.elapsed();
+    let overlap = engine.max_pattern_len().saturating_sub(1);
+    let mut src = Feeder {
+        file,
+        size: shared.size,
+        next: &shared.next,
+        overlap,
+    };
+    let stats = engine.stream(
+        &mut src,
+        &mut |(i, owned_end, has_nul), _bytes, set: MatchSet| {
+            // The owned occurrences, as they are: sorted, inside the chunk.
+            let mut offsets = set.offsets;
+            let owned = offsets.partition_point(|&o| (o as usize) < owned_end);
+            offsets.truncate(owned);
+            let base = (i * chunk()) as u64;
+            offsets.iter_mut().for_each(|o| *o += base);
+            shared.answer(i, offsets, has_nul, true);
+            true
+        },
+    );
+    shared.note(format!(
+        "device: {} ({} kernel), ready after {:.1} ms",
+        engine.device_name(),
+        engine.kernel_name(),
+        ready.as_secs_f64() * 1e3
+    ));
+    for line in stats.summary().lines() {
+        shared.note(line.to_string());
+    }
 }
 
 fn selector(cfg: &Config) -> DeviceSelector {
@@ -291,10 +363,11 @@ fn cpu_chunk_pread<M: Matcher>(
         };
         let lines = &region[..end];
         has_nul |= memchr::memchr(0, lines).is_some();
+        let first = (i * chunk()) as u64;
         out.extend(
             crate::lines::matching_line_starts(lines, matcher)
                 .into_iter()
-                .map(|ls| (base + ls) as u64),
+                .map(|ls| ((base + ls) as u64).max(first)),
         );
         if last {
             break;
@@ -306,13 +379,19 @@ fn cpu_chunk_pread<M: Matcher>(
     (out, has_nul)
 }
 
-/// The line starts of the matching lines that touch chunk `i`.
+/// The matching lines that touch chunk `i`, each as its start, or as the
+/// chunk's first byte for the line that began before the chunk: every
+/// offset lies in the chunk's own bytes, so the chunks' answers in chunk
+/// order are sorted.
 fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool) {
     let (a, b) = chunk_lines(data, i);
     let seg = &data[a..b];
     let hits = crate::lines::matching_line_starts(seg, matcher);
+    let first = (i * chunk()) as u64;
     (
-        hits.into_iter().map(|ls| (a + ls) as u64).collect(),
+        hits.into_iter()
+            .map(|ls| ((a + ls) as u64).max(first))
+            .collect(),
         memchr::memchr(0, seg).is_some(),
     )
 }

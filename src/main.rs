@@ -24,6 +24,7 @@ fn main() -> ExitCode {
                 }
             }
             messages::eprint_locked(format_args!("{err:#}"));
+            exit_if_detached(2);
             ExitCode::from(2)
         }
     }
@@ -67,7 +68,9 @@ fn try_main() -> anyhow::Result<ExitCode> {
     let matched = if !cfg.matches_possible() {
         false
     } else if let Some(path) = hybrid_candidate(&cfg, &plan) {
-        gsearch::hybrid::search(&cfg, &plan, &path)?
+        let matched = gsearch::hybrid::search(&cfg, &plan, &path)?;
+        exit_if_detached(exit_status(matched, cfg.quiet));
+        matched
     } else {
         match choose::engine(&cfg, &plan)? {
             Some(engine) => gsearch::offload::search(&cfg, &plan, &engine)?,
@@ -88,12 +91,30 @@ fn hybrid_candidate(cfg: &Config, plan: &Plan) -> Option<std::path::PathBuf> {
 
 /// ripgrep's rule: 0 when something matched (and, unless `-q`, nothing
 /// failed), 2 when something failed, 1 otherwise.
-fn exit_code(matched: bool, quiet: bool) -> ExitCode {
+fn exit_status(matched: bool, quiet: bool) -> u8 {
     if matched && (quiet || !messages::errored()) {
-        ExitCode::from(0)
+        0
     } else if messages::errored() {
-        ExitCode::from(2)
+        2
     } else {
-        ExitCode::from(1)
+        1
+    }
+}
+
+fn exit_code(matched: bool, quiet: bool) -> ExitCode {
+    ExitCode::from(exit_status(matched, quiet))
+}
+
+/// When `auto`'s device thread is still inside the OpenCL driver's start-up
+/// (the CPU searched everything first), ends the process now with `status`
+/// instead of waiting for the driver or running its teardown under that
+/// thread. The answer is complete: only output buffers are flushed.
+fn exit_if_detached(status: u8) {
+    if gsearch::hybrid::device_detached() {
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        // SAFETY: `_exit` ends the process at once; everything printed was
+        // flushed above, and no file is being written.
+        unsafe { libc::_exit(i32::from(status)) };
     }
 }

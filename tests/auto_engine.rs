@@ -70,6 +70,31 @@ fn auto_hybrid_small_chunks_pread() {
     ]);
 }
 
+/// A device still starting when the CPU has searched every chunk is not
+/// waited for: same answers, same exit status, and `--stats` says so.
+#[test]
+fn auto_does_not_wait_for_a_slow_device() {
+    if !common::have_device() {
+        return;
+    }
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let auto = [
+        ("GSEARCH_ENGINE", "auto"),
+        ("GSEARCH_AUTO_MIN_BYTES", "1"),
+        ("GSEARCH_OPENCL_DEVICE", "0"),
+        ("GSEARCH_FAULT", "slowstart"),
+    ];
+    let cpu = [("GSEARCH_ENGINE", "cpu")];
+    for args in [&["-c", "needle"][..], &["-n", "zzz_absent"]] {
+        assert_eq!(run(args, path, &auto), run(args, path, &cpu), "{args:?}");
+    }
+    let (out, code) = run(&["--stats", "-c", "needle"], path, &auto);
+    assert_eq!(code, 0);
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains("not waited for"), "{text}");
+}
+
 fn check(extra: &[(&str, &str)]) {
     let f = corpus();
     let path = f.path().to_str().unwrap();

@@ -153,6 +153,9 @@ impl OpenClEngine {
             None => KernelKind::choose(&patterns),
         };
         let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
+        if Fault::hits_any_batch(opts.fault, super::fault::FaultKind::SlowStart) {
+            std::thread::sleep(std::time::Duration::from_secs(3));
+        }
         let cpu = CpuLiteralEngine::new(set)?;
         let mut failure = None;
         let mut init = InitStats::default();

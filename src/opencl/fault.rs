@@ -9,6 +9,8 @@
 //! - `enqueue`: enqueueing batch N's kernel fails
 //! - `lost`: reading batch N's results back fails (device lost), while
 //!   later batches are already in flight
+//! - `slowstart`: starting the engine takes 3 s longer (a slow driver), so
+//!   tests can see that `auto` does not wait for a device it never used
 
 /// Where to fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +19,7 @@ pub enum FaultKind {
     Alloc,
     Enqueue,
     Lost,
+    SlowStart,
 }
 
 /// An injected fault: what fails, and at which batch (for enqueue/lost).
@@ -31,7 +34,7 @@ impl Fault {
         Fault { kind, at_batch: 0 }
     }
 
-    /// Parses `build`, `alloc`, `enqueue`, `lost`, optionally `@N`.
+    /// Parses `build`, `alloc`, `enqueue`, `lost`, `slowstart`, optionally `@N`.
     pub fn parse(s: &str) -> Option<Fault> {
         let s = s.trim().to_ascii_lowercase();
         let (k, n) = match s.split_once('@') {
@@ -43,6 +46,7 @@ impl Fault {
             "alloc" => FaultKind::Alloc,
             "enqueue" => FaultKind::Enqueue,
             "lost" => FaultKind::Lost,
+            "slowstart" => FaultKind::SlowStart,
             _ => return None,
         };
         Some(Fault { kind, at_batch: n })
