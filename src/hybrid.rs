@@ -77,6 +77,8 @@ struct Shared {
     nul: AtomicBool,
     cpu_chunks: AtomicUsize,
     device_chunks: AtomicUsize,
+    /// When the device started taking chunks.
+    device_ready: OnceLock<Instant>,
     device_note: Mutex<Vec<String>>,
 }
 
@@ -94,6 +96,27 @@ impl Shared {
             };
             tally.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Whether the device, at the rate it has shown so far, will finish
+    /// the chunks left sooner than a CPU thread would finish one more chunk
+    /// (taking `cpu_chunk` per chunk): then the CPU thread stops claiming,
+    /// so that a slow CPU matcher (thousands of patterns) neither delays the
+    /// end nor takes cores from the threads that feed the device.
+    fn device_outpaces(&self, cpu_chunk: std::time::Duration) -> bool {
+        let Some(t0) = self.device_ready.get() else {
+            return false;
+        };
+        let done = self.device_chunks.load(Ordering::Relaxed);
+        if done < 2 {
+            return false;
+        }
+        let per_chunk = t0.elapsed().as_secs_f64() / done as f64;
+        let left = self
+            .slots
+            .len()
+            .saturating_sub(self.next.load(Ordering::Relaxed));
+        left as f64 * per_chunk < cpu_chunk.as_secs_f64()
     }
 
     fn note(&self, line: String) {
@@ -138,6 +161,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         nul: AtomicBool::new(false),
         cpu_chunks: AtomicUsize::new(0),
         device_chunks: AtomicUsize::new(0),
+        device_ready: OnceLock::new(),
         device_note: Mutex::new(Vec::new()),
     });
     let set = plan.literals.clone().expect("suits() checked");
@@ -154,22 +178,29 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         for _ in 0..threads {
             let (shared, file) = (&*shared, &*file);
             s.spawn(move || {
+                let mut took = None;
                 loop {
+                    if took.is_some_and(|t| shared.device_outpaces(t)) {
+                        break;
+                    }
                     let i = shared.next.fetch_add(1, Ordering::Relaxed);
                     if i >= nchunks {
                         break;
                     }
+                    let t = Instant::now();
                     let (lines, has_nul) = if read_mode_pread() {
                         cpu_chunk_pread(file, data, i, &plan.matcher)
                     } else {
                         cpu_chunk(data, i, &plan.matcher)
                     };
                     shared.answer(i, lines, has_nul, false);
+                    took = Some(t.elapsed());
                 }
             });
         }
     });
-    // Every chunk is claimed. Wait for the device only if it holds some.
+    // The CPU threads are done: every chunk is claimed, or the rest is left
+    // to a faster device. Wait for the device only if it holds some.
     if let Some(handle) = device {
         if shared.done.load(Ordering::Acquire) < nchunks || handle.is_finished() {
             if handle.join().is_err() {
@@ -266,6 +297,7 @@ fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &S
         }
     };
     let ready = t.elapsed();
+    let _ = shared.device_ready.set(Instant::now());
     let overlap = engine.max_pattern_len().saturating_sub(1);
     let mut src = Feeder {
         file,

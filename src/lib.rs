@@ -18,6 +18,7 @@ pub mod offsets;
 pub mod opencl;
 pub mod plan;
 pub mod printer;
+pub mod radix;
 pub mod run;
 pub mod sorted;
 pub mod stats;

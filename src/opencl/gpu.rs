@@ -519,9 +519,7 @@ impl Gpu {
             v
         };
         let t = Instant::now();
-        let mut offs: Vec<u64> = raw.into_iter().map(u64::from).collect();
-        offs.sort_unstable();
-        offs.dedup();
+        let offs = crate::radix::sorted_distinct(raw);
         st.collect += t.elapsed();
         Ok(Some(offs))
     }
