@@ -9,7 +9,6 @@
 
 use std::io;
 
-use grep_regex::RegexMatcher;
 use grep_searcher::Searcher;
 use termcolor::WriteColor;
 
@@ -52,7 +51,7 @@ pub fn search<W: WriteColor>(
     }
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
     let map = crate::guard::GuardedMap::map(&file).ok().flatten()?;
-    let lines = matching_lines(&map, &plan.matcher, threads);
+    let lines = matching_lines(&map, &plan.line_matcher(), threads);
     if lines.has_nul {
         return None;
     }
@@ -81,7 +80,11 @@ pub struct Lines {
 
 /// Finds the start of every line of `data` that `matcher` matches, with
 /// `threads` threads.
-pub fn matching_lines(data: &[u8], matcher: &RegexMatcher, threads: usize) -> Lines {
+pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
+    data: &[u8],
+    matcher: &M,
+    threads: usize,
+) -> Lines {
     let bounds = crate::lines::split(data, 0, data.len(), threads);
     let parts: Vec<(Vec<u64>, bool)> = std::thread::scope(|s| {
         let handles: Vec<_> = bounds
@@ -120,7 +123,7 @@ mod tests {
     use super::*;
     use grep_matcher::Matcher;
 
-    fn reference(data: &[u8], m: &RegexMatcher) -> Vec<u64> {
+    fn reference(data: &[u8], m: &grep_regex::RegexMatcher) -> Vec<u64> {
         let mut out = Vec::new();
         let mut start = 0;
         for line in data.split_inclusive(|&b| b == b'\n') {

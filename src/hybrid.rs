@@ -189,9 +189,9 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
                     }
                     let t = Instant::now();
                     let (lines, has_nul) = if read_mode_pread() {
-                        cpu_chunk_pread(file, data, i, &plan.matcher)
+                        cpu_chunk_pread(file, data, i, &plan.line_matcher())
                     } else {
-                        cpu_chunk(data, i, &plan.matcher)
+                        cpu_chunk(data, i, &plan.line_matcher())
                     };
                     shared.answer(i, lines, has_nul, false);
                     took = Some(t.elapsed());
@@ -217,7 +217,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     // A chunk nobody answered (the device thread died): the CPU does it.
     for i in 0..nchunks {
         if shared.slots[i].get().is_none() {
-            let (lines, has_nul) = cpu_chunk(data, i, &plan.matcher);
+            let (lines, has_nul) = cpu_chunk(data, i, &plan.line_matcher());
             shared.answer(i, lines, has_nul, false);
         }
     }

@@ -10,6 +10,7 @@ pub mod generate;
 pub mod guard;
 pub mod hybrid;
 pub mod linefast;
+pub mod linematcher;
 pub mod lines;
 pub mod lookup;
 pub mod messages;

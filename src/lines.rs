@@ -33,20 +33,27 @@ pub fn split(data: &[u8], a: usize, b: usize, n: usize) -> Vec<usize> {
 /// The starts (within `lines`, which begins at a line start) of the lines
 /// `matcher` matches, in order, each once.
 pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize> {
+    use grep_matcher::LineMatchKind;
     let mut out = Vec::new();
+    // `p` is always a line start.
     let mut p = 0;
     while p < lines.len() {
-        let Ok(Some(m)) = matcher.find_at(lines, p) else {
+        let Ok(Some(kind)) = matcher.find_candidate_line(&lines[p..]) else {
             break;
         };
-        if m.start() >= lines.len() {
+        let (at, confirmed) = match kind {
+            LineMatchKind::Confirmed(i) => (p + i, true),
+            LineMatchKind::Candidate(i) => (p + i, false),
+        };
+        if at >= lines.len() {
             break;
         }
-        out.push(memchr::memrchr(b'\n', &lines[..m.start()]).map_or(0, |k| k + 1));
-        match memchr::memchr(b'\n', &lines[m.end().max(m.start())..]) {
-            Some(k) => p = m.end().max(m.start()) + k + 1,
-            None => break,
+        let start = memchr::memrchr(b'\n', &lines[p..at]).map_or(p, |k| p + k + 1);
+        let end = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |k| at + k + 1);
+        if confirmed || matches!(matcher.is_match(&lines[start..end]), Ok(true)) {
+            out.push(start);
         }
+        p = end;
     }
     out
 }

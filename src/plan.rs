@@ -15,6 +15,8 @@ use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 use crate::config::{BinaryMode, Boundary, CaseMode, Config};
 use crate::engine::LiteralSet;
+use crate::engine::hashed::HashedLiterals;
+use crate::linematcher::LineMatcher;
 
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
@@ -33,6 +35,10 @@ pub enum Shape {
     Regex,
 }
 
+/// From this many patterns of an exact literal set, CPU searches find lines
+/// with [`HashedLiterals`] rather than the regex's Aho-Corasick automaton.
+pub const HASHED_MIN_PATTERNS: usize = 100;
+
 /// The compiled patterns.
 pub struct Plan {
     pub matcher: RegexMatcher,
@@ -42,6 +48,8 @@ pub struct Plan {
     /// `literals` (no `-w`/`-x`, no look-around, case variants complete), so
     /// device offsets need no confirmation by the regex.
     pub exact_lines: bool,
+    /// The CPU finder for a large exact literal set (see `engine::hashed`).
+    pub hashed: Option<HashedLiterals>,
 }
 
 impl Plan {
@@ -66,12 +74,25 @@ impl Plan {
             && cfg.boundary == Boundary::None
             && !inline_flags
             && (!case_insensitive || cfg.patterns.iter().all(|p| p.is_ascii()));
+        let hashed = literals
+            .as_ref()
+            .filter(|s| exact_lines && s.patterns.len() >= HASHED_MIN_PATTERNS)
+            .and_then(HashedLiterals::new);
         Ok(Plan {
             matcher,
             literals,
             shape,
             exact_lines,
+            hashed,
         })
+    }
+
+    /// The matcher CPU searches use (see `linematcher`).
+    pub fn line_matcher(&self) -> LineMatcher<'_> {
+        LineMatcher {
+            inner: &self.matcher,
+            fast: self.hashed.as_ref(),
+        }
     }
 
     /// A one-line description for `--stats`.

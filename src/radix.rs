@@ -35,7 +35,7 @@ fn radix_sort(v: &mut Vec<u32>) {
     }
     let mut tmp = vec![0u32; v.len()];
     for (pass, c) in counts.iter_mut().enumerate() {
-        if c.iter().any(|&n| n == v.len()) {
+        if c.contains(&v.len()) {
             continue;
         }
         let mut sum = 0;

@@ -135,7 +135,7 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
         let big = crate::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
         split_files += usize::from(big.is_some());
         let result = match big.unwrap_or_else(|| {
-            search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay)
+            search_haystack(cfg, &mut searcher, &mut printer, plan.line_matcher(), &hay)
         }) {
             Ok(r) => r,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
@@ -179,14 +179,19 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
             };
             searched.store(true, Ordering::SeqCst);
             printer.get_mut().clear();
-            let result =
-                match search_haystack(cfg, &mut searcher, &mut printer, &plan.matcher, &hay) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        err_message!("{}: {}", hay.path.display(), e);
-                        return WalkState::Continue;
-                    }
-                };
+            let result = match search_haystack(
+                cfg,
+                &mut searcher,
+                &mut printer,
+                plan.line_matcher(),
+                &hay,
+            ) {
+                Ok(r) => r,
+                Err(e) => {
+                    err_message!("{}: {}", hay.path.display(), e);
+                    return WalkState::Continue;
+                }
+            };
             if result.has_match {
                 matched.store(true, Ordering::SeqCst);
             }

@@ -1,0 +1,71 @@
+//! The matcher the CPU searches with: the plan's regex, except that the
+//! question ripgrep's searcher asks first ("where is the next matching
+//! line?") is answered by [`HashedLiterals`] when the plan is a large
+//! literal set that decides lines exactly (an Aho-Corasick automaton for
+//! thousands of patterns is cache-bound; see `engine::hashed`). Match
+//! bounds for `-o`, colors and `--count-matches` still come from the regex.
+
+use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
+use grep_regex::{RegexCaptures, RegexMatcher};
+
+use crate::engine::hashed::HashedLiterals;
+
+/// See the module documentation.
+#[derive(Clone, Copy)]
+pub struct LineMatcher<'a> {
+    pub(crate) inner: &'a RegexMatcher,
+    pub(crate) fast: Option<&'a HashedLiterals>,
+}
+
+impl Matcher for LineMatcher<'_> {
+    type Captures = RegexCaptures;
+    type Error = NoError;
+
+    fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, NoError> {
+        self.inner.find_at(haystack, at)
+    }
+
+    fn new_captures(&self) -> Result<RegexCaptures, NoError> {
+        self.inner.new_captures()
+    }
+
+    fn capture_count(&self) -> usize {
+        self.inner.capture_count()
+    }
+
+    fn capture_index(&self, name: &str) -> Option<usize> {
+        self.inner.capture_index(name)
+    }
+
+    fn captures_at(
+        &self,
+        haystack: &[u8],
+        at: usize,
+        caps: &mut RegexCaptures,
+    ) -> Result<bool, NoError> {
+        self.inner.captures_at(haystack, at, caps)
+    }
+
+    fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, NoError> {
+        self.inner.shortest_match_at(haystack, at)
+    }
+
+    fn is_match_at(&self, haystack: &[u8], at: usize) -> Result<bool, NoError> {
+        match self.fast {
+            Some(f) => Ok(f.find(haystack, at).is_some()),
+            None => self.inner.is_match_at(haystack, at),
+        }
+    }
+
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        self.inner.line_terminator()
+    }
+
+    fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
+        match self.fast {
+            // An occurrence of an exact literal set confirms its line.
+            Some(f) => Ok(f.find(haystack, 0).map(LineMatchKind::Confirmed)),
+            None => self.inner.find_candidate_line(haystack),
+        }
+    }
+}
