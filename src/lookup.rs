@@ -51,10 +51,11 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
     if cfg.stats {
         writeln!(
             out,
-            "\n{} matched lines\n{} keys\nengine: {}\n{:0.6} seconds total",
+            "\n{} matched lines\n{} keys\nengine: {}\nmethod: {}\n{:0.6} seconds total",
             report.lines,
             keys.len(),
             report.engine,
+            report.method,
             started.elapsed().as_secs_f64()
         )?;
     }

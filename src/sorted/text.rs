@@ -142,6 +142,54 @@ impl<'t> OffsetSearch<'t> {
         }
     }
 
+    /// A search whose brackets were read (and checked in order) by another
+    /// search: every line before `lo` sorts below the first key, `lo_line`
+    /// is the line just before `lo`, and `above` holds line starts `>= lo`
+    /// sorting at or above the keys, strictly decreasing (the nearest last).
+    /// Lines this search reads are checked against them, so that the lines
+    /// read by both searches stay verified in order.
+    pub fn bracketed(
+        text: Text<'t>,
+        fold: bool,
+        lo: usize,
+        lo_line: Option<usize>,
+        above: Vec<usize>,
+    ) -> Self {
+        OffsetSearch {
+            text,
+            fold,
+            lo,
+            lo_line,
+            above,
+        }
+    }
+
+    /// Where the search stands: `lo` (every line before it sorts below the
+    /// last key) and the line just before it, when one was read.
+    pub fn position(&self) -> (usize, Option<usize>) {
+        (self.lo, self.lo_line)
+    }
+
+    /// Narrow the search for the next key to a bracket read and checked by
+    /// another pass (a sample index): the line at `below` sorts below the
+    /// key, the line at `above` (`None`: the end of the file) at or above
+    /// it. A bracket behind what this search knows already changes nothing.
+    pub fn narrow(&mut self, below: Option<usize>, above: Option<usize>) {
+        if let Some(b) = below {
+            let next = self.text.line_at(b).1;
+            if next > self.lo {
+                self.lo = next;
+                self.lo_line = Some(b);
+                self.above.clear();
+            }
+        }
+        if let Some(a) = above {
+            if a >= self.lo && self.above.last().is_none_or(|&t| a < t) {
+                self.above.push(a);
+            }
+        }
+    }
+
     /// Error unless the line at `a` sorts at or below the line at `b`
     /// (`a` < `b` in the file).
     fn check(&self, a: usize, b: usize) -> Result<(), Disorder> {
