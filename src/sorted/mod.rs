@@ -198,9 +198,9 @@ impl SortedReport {
 /// Search `path` for the lines that begin with any of `keys`; write them
 /// (or their count) to `out`. Warnings (device fallback) go to stderr.
 /// Returns the number of matching lines.
-pub fn run(
+pub fn run<K: AsRef<[u8]>>(
     path: &Path,
-    keys: &[Vec<u8>],
+    keys: &[K],
     opts: &SortedOptions,
     out: &mut dyn Write,
 ) -> Result<u64, SortedError> {
@@ -212,9 +212,9 @@ pub fn run(
 }
 
 /// [`run`], returning what ran where instead of printing warnings.
-pub fn run_with_report(
+pub fn run_with_report<K: AsRef<[u8]>>(
     path: &Path,
-    keys: &[Vec<u8>],
+    keys: &[K],
     opts: &SortedOptions,
     out: &mut dyn Write,
 ) -> Result<SortedReport, SortedError> {
@@ -312,8 +312,8 @@ pub fn run_with_report(
 
 /// Keys in the file's order, duplicates (under that order) removed; sorted
 /// on `threads` threads.
-fn prepare_keys(keys: &[Vec<u8>], fold: bool, threads: usize) -> Vec<&[u8]> {
-    let v: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
+fn prepare_keys<K: AsRef<[u8]>>(keys: &[K], fold: bool, threads: usize) -> Vec<&[u8]> {
+    let v: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();
     let mut v = par_sort(v, fold, threads);
     v.dedup_by(|a, b| cmp_text(a, b, fold) == std::cmp::Ordering::Equal);
     v

@@ -124,11 +124,19 @@ pub struct OffsetSearch<'t> {
     fold: bool,
     /// Every line before `lo` sorts below the current key.
     lo: usize,
-    /// The last line read below `lo` (the lower bracket).
-    lo_line: Option<usize>,
-    /// Line starts read at offsets >= `lo`, strictly decreasing from bottom
-    /// to top (the top is the nearest to `lo`), verified in order.
-    above: Vec<usize>,
+    /// The last line read below `lo` (the lower bracket): start and bytes.
+    lo_line: Option<Read<'t>>,
+    /// Lines read at offsets >= `lo`, strictly decreasing from bottom to
+    /// top (the top is the nearest to `lo`), verified in order.
+    above: Vec<Read<'t>>,
+}
+
+/// A line read: its start and its bytes (kept, so that checks against it
+/// need not find its end again).
+#[derive(Clone, Copy)]
+struct Read<'t> {
+    start: usize,
+    line: &'t [u8],
 }
 
 impl<'t> OffsetSearch<'t> {
@@ -139,6 +147,13 @@ impl<'t> OffsetSearch<'t> {
             lo: 0,
             lo_line: None,
             above: Vec::new(),
+        }
+    }
+
+    fn read(&self, start: usize) -> Read<'t> {
+        Read {
+            start,
+            line: self.text.line_at(start).0,
         }
     }
 
@@ -155,19 +170,17 @@ impl<'t> OffsetSearch<'t> {
         lo_line: Option<usize>,
         above: Vec<usize>,
     ) -> Self {
-        OffsetSearch {
-            text,
-            fold,
-            lo,
-            lo_line,
-            above,
-        }
+        let mut s = OffsetSearch::new(text, fold);
+        s.lo = lo;
+        s.lo_line = lo_line.map(|l| s.read(l));
+        s.above = above.into_iter().map(|a| s.read(a)).collect();
+        s
     }
 
     /// Where the search stands: `lo` (every line before it sorts below the
     /// last key) and the line just before it, when one was read.
     pub fn position(&self) -> (usize, Option<usize>) {
-        (self.lo, self.lo_line)
+        (self.lo, self.lo_line.map(|r| r.start))
     }
 
     /// Narrow the search for the next key to a bracket read and checked by
@@ -176,28 +189,29 @@ impl<'t> OffsetSearch<'t> {
     /// it. A bracket behind what this search knows already changes nothing.
     pub fn narrow(&mut self, below: Option<usize>, above: Option<usize>) {
         if let Some(b) = below {
-            let next = self.text.line_at(b).1;
+            let (line, next) = self.text.line_at(b);
             if next > self.lo {
                 self.lo = next;
-                self.lo_line = Some(b);
+                self.lo_line = Some(Read { start: b, line });
                 self.above.clear();
             }
         }
         if let Some(a) = above {
-            if a >= self.lo && self.above.last().is_none_or(|&t| a < t) {
-                self.above.push(a);
+            if a >= self.lo && self.above.last().is_none_or(|t| a < t.start) {
+                let r = self.read(a);
+                self.above.push(r);
             }
         }
     }
 
-    /// Error unless the line at `a` sorts at or below the line at `b`
-    /// (`a` < `b` in the file).
-    fn check(&self, a: usize, b: usize) -> Result<(), Disorder> {
-        let (la, lb) = (self.text.line_at(a).0, self.text.line_at(b).0);
-        if cmp_text(la, lb, self.fold) == Ordering::Greater {
+    /// Error unless line `a` sorts at or below line `b` (`a` before `b` in
+    /// the file).
+    #[inline]
+    fn check(&self, a: Read<'_>, b: Read<'_>) -> Result<(), Disorder> {
+        if cmp_text(a.line, b.line, self.fold) == Ordering::Greater {
             return Err(Disorder {
-                first: a,
-                second: b,
+                first: a.start,
+                second: b.start,
             });
         }
         Ok(())
@@ -210,31 +224,32 @@ impl<'t> OffsetSearch<'t> {
         // Lines read for earlier keys that sort below this key move the
         // lower bracket up.
         while let Some(&top) = self.above.last() {
-            let (line, next) = text.line_at(top);
-            if cmp_text(line, key, self.fold) != Ordering::Less {
+            if cmp_text(top.line, key, self.fold) != Ordering::Less {
                 break;
             }
             self.above.pop();
-            self.lo = next;
+            // The line's end plus its `\n` (the last line may have none).
+            self.lo = (top.start + top.line.len() + 1).min(text.len());
             self.lo_line = Some(top);
         }
-        let mut hi = self.above.last().copied().unwrap_or(text.len());
+        let mut hi = self.above.last().map_or(text.len(), |t| t.start);
         while self.lo < hi {
             let mid = self.lo + (hi - self.lo) / 2;
-            let s = text.line_start_back(mid, self.lo);
+            let start = text.line_start_back(mid, self.lo);
+            let (line, next) = text.line_at(start);
+            let probe = Read { start, line };
             if let Some(l) = self.lo_line {
-                self.check(l, s)?;
+                self.check(l, probe)?;
             }
             if let Some(&h) = self.above.last() {
-                self.check(s, h)?;
+                self.check(probe, h)?;
             }
-            let (line, next) = text.line_at(s);
             if cmp_text(line, key, self.fold) == Ordering::Less {
                 self.lo = next;
-                self.lo_line = Some(s);
+                self.lo_line = Some(probe);
             } else {
-                hi = s;
-                self.above.push(s);
+                hi = start;
+                self.above.push(probe);
             }
         }
         Ok(self.lo)
@@ -244,14 +259,15 @@ impl<'t> OffsetSearch<'t> {
     /// answer up to the line starting at `pos` (each checked against the
     /// one before it), so that `pos` joins the lines read.
     pub fn scanned_to(&mut self, pos: usize) -> Result<(), Disorder> {
-        while self.above.last().is_some_and(|&t| t <= pos) {
+        while self.above.last().is_some_and(|t| t.start <= pos) {
             self.above.pop();
         }
         if pos < self.text.len() {
+            let r = self.read(pos);
             if let Some(&top) = self.above.last() {
-                self.check(pos, top)?;
+                self.check(r, top)?;
             }
-            self.above.push(pos);
+            self.above.push(r);
         }
         Ok(())
     }
