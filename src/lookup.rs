@@ -51,11 +51,17 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
     if cfg.stats {
         writeln!(
             out,
-            "\n{} matched lines\n{} keys\nengine: {}\nmethod: {}\n{:0.6} seconds total",
+            "\n{} matched lines\n{} keys\nengine: {}\nmethod: {}\nphases: {}\n{:0.6} seconds total",
             report.lines,
             keys.len(),
             report.engine,
             report.method,
+            report
+                .phases
+                .iter()
+                .map(|(what, t)| format!("{what} {:0.6} s", t.as_secs_f64()))
+                .collect::<Vec<_>>()
+                .join(", "),
             started.elapsed().as_secs_f64()
         )?;
     }

@@ -186,6 +186,9 @@ pub struct SortedReport {
     pub device_ns: Option<u64>,
     /// Device failures that made the CPU answer instead.
     pub warnings: Vec<String>,
+    /// Wall time of each phase: sorting the keys, the search (sample
+    /// index and device included), printing.
+    pub phases: Vec<(&'static str, std::time::Duration)>,
 }
 
 impl SortedReport {
@@ -225,8 +228,17 @@ pub fn run_with_report<K: AsRef<[u8]>>(
     let text = Text::new(data.bytes());
     let fold = opts.fold_case;
     let split = opts.split();
-    let keys = prepare_keys(keys, fold, split.threads);
     let mut report = SortedReport::default();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |report: &mut SortedReport, what: &'static str| {
+        let now = std::time::Instant::now();
+        if !what.is_empty() {
+            report.phases.push((what, now - clock));
+        }
+        clock = now;
+    };
+    let keys = prepare_keys(keys, fold, split.threads);
+    lap(&mut report, "sort keys");
     let not_sorted = |d: Disorder| SortedError::NotSorted {
         path: path.to_path_buf(),
         line: text.line_number(d.second),
@@ -250,7 +262,9 @@ pub fn run_with_report<K: AsRef<[u8]>>(
     };
     let mut ranges = None;
     if let Some(sel) = selector {
-        match device_searcher(sel.as_deref()) {
+        let opened = device_searcher(sel.as_deref());
+        lap(&mut report, "open device");
+        match opened {
             Ok(ds) => match device_search(&ds, &text, &keys, fold, split).map_err(not_sorted)? {
                 DeviceOutcome::Done {
                     method,
@@ -258,6 +272,7 @@ pub fn run_with_report<K: AsRef<[u8]>>(
                     samples,
                     block,
                     ranges: r,
+                    phases,
                 } => {
                     report.engine =
                         format!("opencl:{} on {}", method.name(), ds.device().describe());
@@ -268,6 +283,8 @@ pub fn run_with_report<K: AsRef<[u8]>>(
                     );
                     report.device_ns = Some(timing.device_ns);
                     ranges = Some(r);
+                    report.phases.extend(phases);
+                    lap(&mut report, "");
                 }
                 DeviceOutcome::Failed(msg) => report.warnings.push(format!(
                     "device search failed ({msg}); searching on the CPU"
@@ -287,6 +304,9 @@ pub fn run_with_report<K: AsRef<[u8]>>(
             r
         }
     };
+    if report.engine == "cpu" {
+        lap(&mut report, "search");
+    }
     let mut sink = Sink {
         out: io::BufWriter::with_capacity(256 * 1024, out),
         count_only: opts.count,
@@ -299,6 +319,7 @@ pub fn run_with_report<K: AsRef<[u8]>>(
         writeln!(sink.out, "{}", sink.lines).map_err(SortedError::Output)?;
     }
     sink.out.flush().map_err(SortedError::Output)?;
+    lap(&mut report, "print");
     if let FileData::Map(m) = &data {
         if m.faulted() {
             return Err(SortedError::Io {
@@ -313,56 +334,58 @@ pub fn run_with_report<K: AsRef<[u8]>>(
 /// Keys in the file's order, duplicates (under that order) removed; sorted
 /// on `threads` threads.
 fn prepare_keys<K: AsRef<[u8]>>(keys: &[K], fold: bool, threads: usize) -> Vec<&[u8]> {
-    let v: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();
+    // Sorted with their 8-byte prefix keys beside them: most comparisons
+    // are decided without following the pointers to the keys' bytes.
+    let v: Vec<Keyed<'_>> = keys
+        .iter()
+        .map(|k| (prefix_key(k.as_ref(), fold), k.as_ref()))
+        .collect();
     let mut v = par_sort(v, fold, threads);
-    v.dedup_by(|a, b| cmp_text(a, b, fold) == std::cmp::Ordering::Equal);
-    v
+    v.dedup_by(|a, b| cmp_keyed(a, b, fold) == std::cmp::Ordering::Equal);
+    v.into_iter().map(|(_, k)| k).collect()
+}
+
+/// A key and its [`prefix_key`].
+type Keyed<'k> = (u64, &'k [u8]);
+
+/// The file's order on keys with their prefix keys.
+#[inline]
+fn cmp_keyed(a: &Keyed<'_>, b: &Keyed<'_>, fold: bool) -> std::cmp::Ordering {
+    a.0.cmp(&b.0).then_with(|| cmp_text(a.1, b.1, fold))
 }
 
 /// Sort `v` in the file's order: parts sorted on `threads` threads, then
 /// merged pairwise (the pairs of a round in parallel).
-fn par_sort(mut v: Vec<&[u8]>, fold: bool, threads: usize) -> Vec<&[u8]> {
+fn par_sort(mut v: Vec<Keyed<'_>>, fold: bool, threads: usize) -> Vec<Keyed<'_>> {
     const MIN_PART: usize = 1 << 15;
     let parts = threads.min(v.len() / MIN_PART).max(1);
-    let cmp = |a: &&[u8], b: &&[u8]| cmp_text(a, b, fold);
+    let cmp = |a: &Keyed<'_>, b: &Keyed<'_>| cmp_keyed(a, b, fold);
     if parts == 1 {
         v.sort_unstable_by(cmp);
         return v;
     }
     let size = v.len().div_ceil(parts);
-    let mut runs: Vec<Vec<&[u8]>> = v.chunks(size).map(<[_]>::to_vec).collect();
+    let mut runs: Vec<Vec<Keyed<'_>>> = v.chunks(size).map(<[_]>::to_vec).collect();
     std::thread::scope(|s| {
         for run in runs.iter_mut() {
             s.spawn(move || run.sort_unstable_by(cmp));
         }
     });
     while runs.len() > 1 {
-        let pairs: Vec<(Vec<&[u8]>, Option<Vec<&[u8]>>)> = {
-            let mut it = runs.into_iter();
-            std::iter::from_fn(|| it.next().map(|a| (a, it.next()))).collect()
-        };
-        let pairs: Vec<std::sync::Mutex<Option<_>>> = pairs
-            .into_iter()
-            .map(|p| std::sync::Mutex::new(Some(p)))
-            .collect();
-        runs = chunks::par_map(pairs.len(), threads, |i| {
-            let taken = pairs[i].lock().ok().and_then(|mut p| p.take());
-            match taken {
-                Some((a, Some(b))) => merge_sorted(a, b, fold),
-                Some((a, None)) => a,
-                None => Vec::new(),
-            }
+        let done = &runs;
+        runs = chunks::par_map(done.len().div_ceil(2), threads, |i| {
+            merge_sorted(&done[2 * i], done.get(2 * i + 1).map_or(&[], |b| b), fold)
         });
     }
     runs.pop().unwrap_or_default()
 }
 
 /// Merge two sorted runs.
-fn merge_sorted<'k>(a: Vec<&'k [u8]>, b: Vec<&'k [u8]>, fold: bool) -> Vec<&'k [u8]> {
+fn merge_sorted<'k>(a: &[Keyed<'k>], b: &[Keyed<'k>], fold: bool) -> Vec<Keyed<'k>> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        if cmp_text(b[j], a[i], fold) == std::cmp::Ordering::Less {
+        if cmp_keyed(&b[j], &a[i], fold) == std::cmp::Ordering::Less {
             out.push(b[j]);
             j += 1;
         } else {
@@ -474,6 +497,8 @@ enum DeviceOutcome {
         samples: usize,
         block: usize,
         ranges: Vec<Ranges>,
+        /// Wall time of the sample index, the device search and the finish.
+        phases: Vec<(&'static str, std::time::Duration)>,
     },
     /// The device could not answer; nothing was written yet.
     Failed(String),
@@ -520,7 +545,9 @@ fn device_search(
     split: Split,
 ) -> Result<DeviceOutcome, Disorder> {
     let block = sample::block_size(text.len(), keys.len());
+    let clock = std::time::Instant::now();
     let samples = sample::build(text, fold, block, split.threads)?;
+    let indexed = clock.elapsed();
     let n = samples.starts.len();
     if n > MAX_LEN {
         return Ok(DeviceOutcome::Failed(format!(
@@ -543,12 +570,18 @@ fn device_search(
     // The device compared 8-byte prefixes: every sample before bounds[k]
     // sorts below key k; the first sample at or above it is found by
     // comparing whole lines from there.
+    let searched = clock.elapsed();
     let slots = slots(text, keys, fold, &samples.starts, &bounds, split.threads);
     let ranges = chunks::sampled_ranges(text, keys, fold, &samples.starts, &slots, split)?;
     Ok(DeviceOutcome::Done {
         method,
         timing,
         samples: n,
+        phases: vec![
+            ("sample index", indexed),
+            ("device search", searched - indexed),
+            ("finish", clock.elapsed() - searched),
+        ],
         block,
         ranges,
     })

@@ -22,11 +22,19 @@ pub struct Samples {
 /// sampled at every line).
 pub const MIN_SAMPLES: usize = 1 << 16;
 
+/// Environment variable that overrides [`block_size`] (bytes), for tuning.
+pub const BLOCK_ENV: &str = "GSEARCH_SORTED_BLOCK";
+
 /// Bytes per block for a file of `len` bytes and `nkeys` keys: about four
 /// samples per key (so a key's interval holds a few dozen lines of a file
-/// like the hex-digest one), at least [`MIN_SAMPLES`].
+/// like the hex-digest one), at least [`MIN_SAMPLES`]; or
+/// `GSEARCH_SORTED_BLOCK` when set.
 pub fn block_size(len: usize, nkeys: usize) -> usize {
-    (len / nkeys.saturating_mul(4).max(MIN_SAMPLES)).max(1)
+    let env = std::env::var(BLOCK_ENV)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    env.unwrap_or_else(|| len / nkeys.saturating_mul(4).max(MIN_SAMPLES))
+        .max(1)
 }
 
 /// Build the index over `text` with blocks of `block` bytes on `threads`

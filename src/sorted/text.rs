@@ -18,6 +18,15 @@ pub fn fold_byte(b: u8) -> u8 {
 #[inline]
 pub fn cmp_text(a: &[u8], b: &[u8], fold: bool) -> Ordering {
     if !fold {
+        // Most comparisons of distinct lines are decided by the first 8
+        // bytes: compare them as big-endian words before calling memcmp.
+        if let (Some(x), Some(y)) = (a.first_chunk::<8>(), b.first_chunk::<8>()) {
+            let (x, y) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
+            if x != y {
+                return x.cmp(&y);
+            }
+            return a[8..].cmp(&b[8..]);
+        }
         return a.cmp(b);
     }
     let n = a.len().min(b.len());
@@ -175,6 +184,12 @@ impl<'t> OffsetSearch<'t> {
         s.lo_line = lo_line.map(|l| s.read(l));
         s.above = above.into_iter().map(|a| s.read(a)).collect();
         s
+    }
+
+    /// The line just before `lo` (start and bytes), when one was read: the
+    /// line before the last answer.
+    pub fn line_before(&self) -> Option<(usize, &'t [u8])> {
+        self.lo_line.map(|r| (r.start, r.line))
     }
 
     /// Where the search stands: `lo` (every line before it sorts below the
