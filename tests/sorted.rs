@@ -703,7 +703,8 @@ fn sorted_fold_case_like_sort_f() {
         assert_eq!(run_to_vec(&p, &[k("_")], &o).unwrap().0, b"_x\n");
         assert_eq!(run_to_vec(&p, &[k("[")], &o).unwrap().0, b"[z\n");
         // Without -i this file is out of order ("apple" > "APPLE pie").
-        // The device engine indexes (so checks) the whole file: an error.
+        // The device engine samples every line of a small file (so checks
+        // the whole file): an error.
         // The CPU engine reads O(log n) lines and reports disorder among
         // the lines it reads; it never prints a line that does not match,
         // but where the disorder lies in lines it did not read (key "a":
