@@ -323,10 +323,13 @@ fn take_patterns(cli: &mut Cli, stdin_consumed: &mut bool) -> anyhow::Result<Vec
         };
         return Ok(vec![pat]);
     }
+    // `--sorted` de-duplicates its keys itself (after sorting them, on all
+    // cores); hashing a million keys here would cost more than the lookup.
+    let dedup = !cli.sorted;
     let mut seen = std::collections::HashSet::new();
     let mut patterns = Vec::new();
     let mut add = |p: String| {
-        if seen.insert(p.clone()) {
+        if !dedup || seen.insert(p.clone()) {
             patterns.push(p);
         }
     };

@@ -20,7 +20,7 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
         bail!("--sorted needs exactly one FILE (a bytewise-sorted file, not standard input)");
     }
     let path = &cfg.paths[0];
-    let keys: Vec<Vec<u8>> = cfg.patterns.iter().map(|p| p.as_bytes().to_vec()).collect();
+    let keys = &cfg.patterns;
     let opts = SortedOptions {
         fold_case: cfg.case_insensitive_flag(),
         count: cfg.mode == OutputMode::Count,
@@ -34,7 +34,7 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let report = match sorted::run_with_report(path, &keys, &opts, &mut out) {
+    let report = match sorted::run_with_report(path, keys, &opts, &mut out) {
         Ok(r) => r,
         Err(SortedError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             return Ok(ExitCode::from(0));
@@ -51,10 +51,17 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
     if cfg.stats {
         writeln!(
             out,
-            "\n{} matched lines\n{} keys\nengine: {}\n{:0.6} seconds total",
+            "\n{} matched lines\n{} keys\nengine: {}\nmethod: {}\nphases: {}\n{:0.6} seconds total",
             report.lines,
             keys.len(),
             report.engine,
+            report.method,
+            report
+                .phases
+                .iter()
+                .map(|(what, t)| format!("{what} {:0.6} s", t.as_secs_f64()))
+                .collect::<Vec<_>>()
+                .join(", "),
             started.elapsed().as_secs_f64()
         )?;
     }

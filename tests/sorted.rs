@@ -703,7 +703,8 @@ fn sorted_fold_case_like_sort_f() {
         assert_eq!(run_to_vec(&p, &[k("_")], &o).unwrap().0, b"_x\n");
         assert_eq!(run_to_vec(&p, &[k("[")], &o).unwrap().0, b"[z\n");
         // Without -i this file is out of order ("apple" > "APPLE pie").
-        // The device engine indexes (so checks) the whole file: an error.
+        // The device engine samples every line of a small file (so checks
+        // the whole file): an error.
         // The CPU engine reads O(log n) lines and reports disorder among
         // the lines it reads; it never prints a line that does not match,
         // but where the disorder lies in lines it did not read (key "a":
@@ -836,4 +837,177 @@ fn sorted_device_report_names_the_engine() {
     let rep = run_with_report(&p, &[b"b".to_vec()], &o, &mut out).unwrap();
     assert_eq!(rep.engine, "cpu");
     assert_eq!(rep.warnings.len(), 1);
+}
+
+/// Reference for many keys: a line matches when one of its prefixes is a
+/// key (folded to upper case under `fold`); every line once, in order.
+fn naive_many(data: &[u8], keys: &[Vec<u8>], fold: bool) -> (Vec<u8>, u64) {
+    let norm = |s: &[u8]| {
+        if fold {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_vec()
+        }
+    };
+    let set: std::collections::HashSet<Vec<u8>> = keys.iter().map(|k| norm(k)).collect();
+    let (mut out, mut n) = (Vec::new(), 0);
+    if !data.is_empty() {
+        let body = data.strip_suffix(b"\n").unwrap_or(data);
+        for line in body.split(|&b| b == b'\n') {
+            let line_n = norm(line);
+            if (0..=line.len()).any(|i| set.contains(&line_n[..i])) {
+                n += 1;
+                out.extend_from_slice(line);
+                out.push(b'\n');
+            }
+        }
+    }
+    (out, n)
+}
+
+/// Thousands of keys: duplicates, absent keys, keys that are prefixes of
+/// each other, keys below the first line and above the last.
+fn many_keys(rng: &mut Rng, data: &[u8], n: usize) -> Vec<Vec<u8>> {
+    let mut keys = random_keys(rng, data, n);
+    for i in 0..n / 20 {
+        keys.push(keys[i * 7 % keys.len()].clone());
+    }
+    keys.extend([
+        b"\x00".to_vec(),
+        b"\x00\x00zz".to_vec(),
+        b"\xff".to_vec(),
+        b"\xff\xff\xff".to_vec(),
+        b"a".to_vec(),
+        b"aA".to_vec(),
+        b"aAb".to_vec(),
+    ]);
+    keys
+}
+
+/// Ways to split keys among threads: (threads, fewest keys per chunk).
+const SPLITS: &[(usize, usize)] = &[(1, 2048), (2, 1), (3, 5), (4, 64), (0, 2048)];
+
+fn split_opts(
+    engine: &DeviceChoice,
+    fold: bool,
+    count: bool,
+    split: (usize, usize),
+) -> SortedOptions {
+    SortedOptions {
+        threads: split.0,
+        min_chunk_keys: split.1,
+        ..opts(engine, fold, count)
+    }
+}
+
+#[test]
+fn sorted_many_keys_match_reference_on_every_engine_and_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(99);
+    let engines = engines();
+    for round in 0..6 {
+        let fold = round % 2 == 1;
+        let lines = [3000, 40_000, 250_000][round / 2];
+        let data = random_sorted(&mut rng, lines, fold, round != 2);
+        let path = write_file(dir.path(), &format!("m{round}"), &data);
+        let keys = many_keys(&mut rng, &data, [500, 3000, 6000][round / 2]);
+        let (want, want_n) = naive_many(&data, &keys, fold);
+        for engine in &engines {
+            for &split in SPLITS {
+                for count in [false, true] {
+                    let o = split_opts(engine, fold, count, split);
+                    let mut out = Vec::new();
+                    let rep = run_with_report(&path, &keys, &o, &mut out)
+                        .unwrap_or_else(|e| panic!("round {round} {engine:?} {split:?}: {e}"));
+                    assert!(rep.warnings.is_empty(), "{:?}", rep.warnings);
+                    let what = format!("round {round} {engine:?} split {split:?} count {count}");
+                    assert_eq!(rep.lines, want_n, "{what}");
+                    if count {
+                        assert_eq!(out, format!("{want_n}\n").into_bytes(), "{what}");
+                    } else if out != want {
+                        panic!("{what}: output differs from the reference");
+                    }
+                    let device = !matches!(engine, DeviceChoice::Cpu);
+                    assert_eq!(rep.engine.starts_with("opencl:"), device, "{}", rep.engine);
+                    let method = if device {
+                        "sample index"
+                    } else {
+                        "binary search"
+                    };
+                    assert!(rep.method.contains(method), "{}", rep.method);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sorted_many_keys_hex_digests() {
+    // The shape of the benchmark: fixed-width hex lines, half the keys
+    // present (whole lines or prefixes), half absent.
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(5);
+    let mut lines: Vec<String> = (0..60_000)
+        .map(|_| format!("{:016x}{:08x}", rng.next(), rng.next() as u32))
+        .collect();
+    lines.sort();
+    let data = (lines.join("\n") + "\n").into_bytes();
+    let path = write_file(dir.path(), "hex", &data);
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    for i in 0..8000 {
+        let l = lines[rng.below(lines.len() as u64) as usize].as_bytes();
+        keys.push(match i % 4 {
+            0 => l.to_vec(),
+            1 => l[..(4 + i % 9)].to_vec(),
+            2 => format!("{:016x}", rng.next()).into_bytes(),
+            _ => format!("{:x}", rng.next() >> 40).into_bytes(),
+        });
+    }
+    let (want, want_n) = naive_many(&data, &keys, false);
+    for engine in &engines() {
+        for &split in SPLITS {
+            let (got, n) = run_to_vec(&path, &keys, &split_opts(engine, false, false, split))
+                .unwrap_or_else(|e| panic!("{engine:?} {split:?}: {e}"));
+            assert_eq!(n, want_n, "{engine:?} {split:?}");
+            assert!(got == want, "{engine:?} {split:?}: output differs");
+        }
+    }
+}
+
+#[test]
+fn sorted_many_keys_report_disorder_they_read() {
+    // A sorted file with one adjacent pair swapped; among thousands of keys
+    // one is a prefix of both lines, so every engine and split reads them.
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(11);
+    let mut lines: Vec<String> = (0..30_000)
+        .map(|i| format!("{:05}-{:x}", i / 3, rng.next() % 4096))
+        .collect();
+    lines.sort();
+    lines.dedup();
+    let i = lines.len() / 2;
+    let prefix = lines[i][..5].to_string();
+    let j = (i + 1..lines.len())
+        .find(|&j| lines[j].starts_with(&prefix))
+        .unwrap_or(i + 1);
+    let j = if lines[j].starts_with(&prefix) {
+        j
+    } else {
+        i - 1
+    };
+    lines.swap(i.min(j), i.max(j));
+    let data = (lines.join("\n") + "\n").into_bytes();
+    let path = write_file(dir.path(), "swapped", &data);
+    let mut keys: Vec<Vec<u8>> = (0..5000)
+        .map(|k| format!("{:05}", k * 2).into_bytes())
+        .collect();
+    keys.push(prefix.clone().into_bytes());
+    for engine in &engines() {
+        for &split in SPLITS {
+            let e = run_to_vec(&path, &keys, &split_opts(engine, false, false, split))
+                .expect_err(&format!("{engine:?} {split:?}: unsorted file accepted"));
+            assert!(matches!(e, SortedError::NotSorted { .. }), "{e}");
+            assert_eq!(e.exit_code(), 2);
+        }
+    }
 }

@@ -20,26 +20,37 @@
 //!   ([`SortedError::NotSorted`]), never a silently wrong answer. The CPU
 //!   path checks every line it reads (probes against the lines that bracket
 //!   them, and every scanned line against the one before it); the device
-//!   path, which reads the whole file to index it, checks the whole file.
+//!   path checks its sampled lines in order and then every line it reads as
+//!   the CPU path does (a small file is sampled at every line, so checked
+//!   whole). Threads read lines only between brackets checked in order
+//!   before they start ([`chunks`]), so the lines read by all of them are
+//!   checked as one search would check them.
 //!
 //! # Engines
-//! * CPU: keys sorted and de-duplicated, then for each key a binary search
-//!   over byte offsets of the memory-mapped file (a probe lands anywhere in
-//!   a line and scans back to the previous `\n`), starting from the previous
-//!   key's answer; then a forward scan of the matching lines.
-//! * Device (OpenCL): a line-start index of the file (memchr on the CPU),
-//!   the first 8 bytes of each line as a big-endian u64, the keys' 8-byte
-//!   prefixes likewise, then one batched lower-bound search of all keys on
-//!   the device ([`search::DeviceSearch::pick`] chooses binary, Eytzinger or
-//!   an N-ary form per device); the host resolves ties beyond 8 bytes by a
-//!   galloping search and prints.
+//! Keys are sorted and de-duplicated (on all threads), then split into
+//! consecutive chunks searched by [`SortedOptions::threads`] threads over
+//! the memory-mapped file; each chunk yields byte ranges of matching lines
+//! and [`chunks::merge`] prints them in file order, each line once.
+//! * CPU: for each key a binary search over byte offsets of the map (a
+//!   probe lands anywhere in a line and scans back to the previous `\n`),
+//!   starting from the previous key's answer; then a forward scan of the
+//!   matching lines. No pass over the whole file.
+//! * Device (OpenCL): a sparse sample index ([`sample`]: the first line
+//!   after every block of ~len/(4 keys) bytes, its first 8 bytes as a
+//!   big-endian u64, built by all threads from the map), the keys' 8-byte
+//!   prefixes likewise, then one batched lower-bound search of all keys
+//!   among the samples on the device ([`search::DeviceSearch::pick_for`]);
+//!   the threads then resolve ties beyond 8 bytes and finish each key by a
+//!   binary search inside its sample interval.
 //!
 //! [`DeviceChoice::Auto`] uses the device for at least
 //! [`SortedOptions::auto_min_keys`] keys when OpenCL is present. If the
 //! device fails for any reason, the CPU answers and a warning says why
 //! ([`SortedReport::warnings`]; [`run`] prints them to stderr).
 
+pub mod chunks;
 pub mod device;
+pub mod sample;
 pub mod search;
 pub mod text;
 
@@ -49,8 +60,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use chunks::{Ranges, Split};
 use search::{DeviceSearch, MAX_LEN, Method};
-use text::{Disorder, OffsetSearch, Text, cmp_text, prefix_key, starts_with};
+use text::{Disorder, Text, cmp_text, prefix_key};
 
 /// Where the search runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,6 +90,23 @@ pub struct SortedOptions {
     /// With [`DeviceChoice::Auto`], the fewest keys for which the device is
     /// used (starting OpenCL costs ~0.3 s).
     pub auto_min_keys: usize,
+    /// Threads that search (0: [`crate::cores`]).
+    pub threads: usize,
+    /// Fewest keys a thread's chunk gets (fewer keys: fewer threads).
+    pub min_chunk_keys: usize,
+}
+
+impl SortedOptions {
+    fn split(&self) -> Split {
+        Split {
+            threads: if self.threads == 0 {
+                crate::cores()
+            } else {
+                self.threads
+            },
+            min_chunk: self.min_chunk_keys.max(1),
+        }
+    }
 }
 
 impl Default for SortedOptions {
@@ -87,6 +116,8 @@ impl Default for SortedOptions {
             count: false,
             use_device: DeviceChoice::Cpu,
             auto_min_keys: 100_000,
+            threads: 0,
+            min_chunk_keys: 2048,
         }
     }
 }
@@ -148,10 +179,16 @@ pub struct SortedReport {
     pub lines: u64,
     /// Which engine answered: `cpu` or `opencl:<method> on <device>`.
     pub engine: String,
+    /// How it searched: threads, chunks, and for the device its sample
+    /// index.
+    pub method: String,
     /// Device time of the search kernels, when the device answered.
     pub device_ns: Option<u64>,
     /// Device failures that made the CPU answer instead.
     pub warnings: Vec<String>,
+    /// Wall time of each phase: sorting the keys, the search (sample
+    /// index and device included), printing.
+    pub phases: Vec<(&'static str, std::time::Duration)>,
 }
 
 impl SortedReport {
@@ -164,9 +201,9 @@ impl SortedReport {
 /// Search `path` for the lines that begin with any of `keys`; write them
 /// (or their count) to `out`. Warnings (device fallback) go to stderr.
 /// Returns the number of matching lines.
-pub fn run(
+pub fn run<K: AsRef<[u8]>>(
     path: &Path,
-    keys: &[Vec<u8>],
+    keys: &[K],
     opts: &SortedOptions,
     out: &mut dyn Write,
 ) -> Result<u64, SortedError> {
@@ -178,9 +215,9 @@ pub fn run(
 }
 
 /// [`run`], returning what ran where instead of printing warnings.
-pub fn run_with_report(
+pub fn run_with_report<K: AsRef<[u8]>>(
     path: &Path,
-    keys: &[Vec<u8>],
+    keys: &[K],
     opts: &SortedOptions,
     out: &mut dyn Write,
 ) -> Result<SortedReport, SortedError> {
@@ -190,18 +227,30 @@ pub fn run_with_report(
     })?;
     let text = Text::new(data.bytes());
     let fold = opts.fold_case;
-    let keys = prepare_keys(keys, fold);
-    let mut sink = Sink {
-        out: io::BufWriter::with_capacity(64 * 1024, out),
-        count_only: opts.count,
-        lines: 0,
-    };
+    let split = opts.split();
     let mut report = SortedReport::default();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |report: &mut SortedReport, what: &'static str| {
+        let now = std::time::Instant::now();
+        if !what.is_empty() {
+            report.phases.push((what, now - clock));
+        }
+        clock = now;
+    };
+    let keys = prepare_keys(keys, fold, split.threads);
+    lap(&mut report, "sort keys");
     let not_sorted = |d: Disorder| SortedError::NotSorted {
         path: path.to_path_buf(),
         line: text.line_number(d.second),
         earlier_line: text.line_number(d.first),
         fold_case: fold,
+    };
+    let chunks_of = |r: &[Ranges]| {
+        format!(
+            "{} threads, {} key chunks",
+            split.threads.min(r.len()).max(1),
+            r.len()
+        )
     };
 
     let selector = match &opts.use_device {
@@ -211,39 +260,66 @@ pub fn run_with_report(
         .then_some(None),
         DeviceChoice::Device(sel) => Some(sel.clone()),
     };
-    let mut done = false;
+    let mut ranges = None;
     if let Some(sel) = selector {
-        match device_searcher(sel.as_deref()) {
-            Ok(ds) => match device_search(&ds, &text, &keys, fold, &mut sink) {
-                Ok(DeviceOutcome::Done { method, timing }) => {
+        let opened = device_searcher(sel.as_deref());
+        lap(&mut report, "open device");
+        match opened {
+            Ok(ds) => match device_search(&ds, &text, &keys, fold, split).map_err(not_sorted)? {
+                DeviceOutcome::Done {
+                    method,
+                    timing,
+                    samples,
+                    block,
+                    ranges: r,
+                    phases,
+                } => {
                     report.engine =
                         format!("opencl:{} on {}", method.name(), ds.device().describe());
+                    report.method = format!(
+                        "sample index of {samples} lines (one per {block} bytes) searched \
+                         on the device, finished by {}",
+                        chunks_of(&r)
+                    );
                     report.device_ns = Some(timing.device_ns);
-                    done = true;
+                    ranges = Some(r);
+                    report.phases.extend(phases);
+                    lap(&mut report, "");
                 }
-                Ok(DeviceOutcome::Failed(msg)) => report.warnings.push(format!(
+                DeviceOutcome::Failed(msg) => report.warnings.push(format!(
                     "device search failed ({msg}); searching on the CPU"
                 )),
-                Err(DeviceSearchError::Disorder(d)) => return Err(not_sorted(d)),
-                Err(DeviceSearchError::Output(e)) => return Err(SortedError::Output(e)),
             },
             Err(e) => report
                 .warnings
                 .push(format!("no OpenCL device ({e}); searching on the CPU")),
         }
     }
-    if !done {
-        cpu_search(&text, &keys, fold, &mut sink).map_err(|e| match e {
-            CpuError::Disorder(d) => not_sorted(d),
-            CpuError::Output(e) => SortedError::Output(e),
-        })?;
-        report.engine = "cpu".into();
+    let ranges = match ranges {
+        Some(r) => r,
+        None => {
+            let r = cpu_search(&text, &keys, fold, split).map_err(not_sorted)?;
+            report.engine = "cpu".into();
+            report.method = format!("binary search over byte offsets, {}", chunks_of(&r));
+            r
+        }
+    };
+    if report.engine == "cpu" {
+        lap(&mut report, "search");
     }
+    let mut sink = Sink {
+        out: io::BufWriter::with_capacity(256 * 1024, out),
+        count_only: opts.count,
+        lines: 0,
+    };
+    let bytes = text.bytes;
+    chunks::merge(&ranges, |s, e| sink.emit_lines(&bytes[s..e])).map_err(SortedError::Output)?;
     report.lines = sink.lines;
     if opts.count {
         writeln!(sink.out, "{}", sink.lines).map_err(SortedError::Output)?;
     }
     sink.out.flush().map_err(SortedError::Output)?;
+    lap(&mut report, "print");
     if let FileData::Map(m) = &data {
         if m.faulted() {
             return Err(SortedError::Io {
@@ -255,12 +331,71 @@ pub fn run_with_report(
     Ok(report)
 }
 
-/// Keys in the file's order, duplicates (under that order) removed.
-fn prepare_keys(keys: &[Vec<u8>], fold: bool) -> Vec<&[u8]> {
-    let mut v: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
-    v.sort_unstable_by(|a, b| cmp_text(a, b, fold));
-    v.dedup_by(|a, b| cmp_text(a, b, fold) == std::cmp::Ordering::Equal);
-    v
+/// Keys in the file's order, duplicates (under that order) removed; sorted
+/// on `threads` threads.
+fn prepare_keys<K: AsRef<[u8]>>(keys: &[K], fold: bool, threads: usize) -> Vec<&[u8]> {
+    // Sorted with their 8-byte prefix keys beside them: most comparisons
+    // are decided without following the pointers to the keys' bytes.
+    let v: Vec<Keyed<'_>> = keys
+        .iter()
+        .map(|k| (prefix_key(k.as_ref(), fold), k.as_ref()))
+        .collect();
+    let mut v = par_sort(v, fold, threads);
+    v.dedup_by(|a, b| cmp_keyed(a, b, fold) == std::cmp::Ordering::Equal);
+    v.into_iter().map(|(_, k)| k).collect()
+}
+
+/// A key and its [`prefix_key`].
+type Keyed<'k> = (u64, &'k [u8]);
+
+/// The file's order on keys with their prefix keys.
+#[inline]
+fn cmp_keyed(a: &Keyed<'_>, b: &Keyed<'_>, fold: bool) -> std::cmp::Ordering {
+    a.0.cmp(&b.0).then_with(|| cmp_text(a.1, b.1, fold))
+}
+
+/// Sort `v` in the file's order: parts sorted on `threads` threads, then
+/// merged pairwise (the pairs of a round in parallel).
+fn par_sort(mut v: Vec<Keyed<'_>>, fold: bool, threads: usize) -> Vec<Keyed<'_>> {
+    const MIN_PART: usize = 1 << 15;
+    let parts = threads.min(v.len() / MIN_PART).max(1);
+    let cmp = |a: &Keyed<'_>, b: &Keyed<'_>| cmp_keyed(a, b, fold);
+    if parts == 1 {
+        v.sort_unstable_by(cmp);
+        return v;
+    }
+    let size = v.len().div_ceil(parts);
+    let mut runs: Vec<Vec<Keyed<'_>>> = v.chunks(size).map(<[_]>::to_vec).collect();
+    std::thread::scope(|s| {
+        for run in runs.iter_mut() {
+            s.spawn(move || run.sort_unstable_by(cmp));
+        }
+    });
+    while runs.len() > 1 {
+        let done = &runs;
+        runs = chunks::par_map(done.len().div_ceil(2), threads, |i| {
+            merge_sorted(&done[2 * i], done.get(2 * i + 1).map_or(&[], |b| b), fold)
+        });
+    }
+    runs.pop().unwrap_or_default()
+}
+
+/// Merge two sorted runs.
+fn merge_sorted<'k>(a: &[Keyed<'k>], b: &[Keyed<'k>], fold: bool) -> Vec<Keyed<'k>> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if cmp_keyed(&b[j], &a[i], fold) == std::cmp::Ordering::Less {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// The file's bytes: memory-mapped when possible, read otherwise (pipes,
@@ -311,59 +446,31 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    #[inline]
-    fn emit(&mut self, line: &[u8]) -> io::Result<()> {
-        self.lines += 1;
+    /// Whole lines of the file (the last one may lack its `\n`: it gets
+    /// one).
+    fn emit_lines(&mut self, block: &[u8]) -> io::Result<()> {
+        let newlines = memchr::memchr_iter(b'\n', block).count() as u64;
+        let open = !block.is_empty() && !block.ends_with(b"\n");
+        self.lines += newlines + u64::from(open);
         if !self.count_only {
-            self.out.write_all(line)?;
-            self.out.write_all(b"\n")?;
+            self.out.write_all(block)?;
+            if open {
+                self.out.write_all(b"\n")?;
+            }
         }
         Ok(())
     }
 }
 
-enum CpuError {
-    Disorder(Disorder),
-    Output(io::Error),
-}
-
-/// The CPU engine: binary search over byte offsets per key (keys sorted, so
-/// each search starts where the previous one ended), then a scan.
+/// The CPU engine: every key's lower bound by binary search over byte
+/// offsets, on `split.threads` threads ([`chunks::cpu_ranges`]).
 fn cpu_search(
     text: &Text<'_>,
     keys: &[&[u8]],
     fold: bool,
-    sink: &mut Sink<'_>,
-) -> Result<(), CpuError> {
-    let mut search = OffsetSearch::new(*text, fold);
-    let mut printed_until = 0usize;
-    for &key in keys {
-        let lb = search.lower_bound(key).map_err(CpuError::Disorder)?;
-        // Lines in [lb, printed_until) matched an earlier key (a prefix of
-        // this one) and were printed already.
-        let mut pos = lb.max(printed_until);
-        let mut prev = (pos > 0).then(|| text.line_start_back(pos - 1, 0));
-        while pos < text.len() {
-            let (line, next) = text.line_at(pos);
-            if let Some(p) = prev {
-                if cmp_text(text.line_at(p).0, line, fold) == std::cmp::Ordering::Greater {
-                    return Err(CpuError::Disorder(Disorder {
-                        first: p,
-                        second: pos,
-                    }));
-                }
-            }
-            if !starts_with(line, key, fold) {
-                break;
-            }
-            sink.emit(line).map_err(CpuError::Output)?;
-            prev = Some(pos);
-            pos = next;
-        }
-        search.scanned_to(pos).map_err(CpuError::Disorder)?;
-        printed_until = printed_until.max(pos);
-    }
-    Ok(())
+    split: Split,
+) -> Result<Vec<Ranges>, Disorder> {
+    chunks::cpu_ranges(text, keys, fold, split)
 }
 
 /// Process-wide cache of opened devices with their built kernels, keyed by
@@ -387,28 +494,14 @@ enum DeviceOutcome {
     Done {
         method: Method,
         timing: search::Timing,
+        samples: usize,
+        block: usize,
+        ranges: Vec<Ranges>,
+        /// Wall time of the sample index, the device search and the finish.
+        phases: Vec<(&'static str, std::time::Duration)>,
     },
     /// The device could not answer; nothing was written yet.
     Failed(String),
-}
-
-enum DeviceSearchError {
-    Disorder(Disorder),
-    Output(io::Error),
-}
-
-/// Start offsets of every line (none for an empty file).
-pub fn line_starts(bytes: &[u8]) -> Vec<usize> {
-    let mut v = Vec::with_capacity(bytes.len() / 32 + 1);
-    if !bytes.is_empty() {
-        v.push(0);
-    }
-    v.extend(
-        memchr::memchr_iter(b'\n', bytes)
-            .map(|i| i + 1)
-            .filter(|&s| s < bytes.len()),
-    );
-    v
 }
 
 /// First index `j >= start` with `!below(j)` (`below` monotone: true then
@@ -449,60 +542,74 @@ fn device_search(
     text: &Text<'_>,
     keys: &[&[u8]],
     fold: bool,
-    sink: &mut Sink<'_>,
-) -> Result<DeviceOutcome, DeviceSearchError> {
-    let bytes = text.bytes;
-    let starts = line_starts(bytes);
-    let n = starts.len();
-    let content_end = if bytes.last() == Some(&b'\n') {
-        bytes.len() - 1
-    } else {
-        bytes.len()
-    };
-    let line = |i: usize| -> &[u8] {
-        let end = if i + 1 < n {
-            starts[i + 1] - 1
-        } else {
-            content_end
-        };
-        &bytes[starts[i]..end]
-    };
-    let pfx: Vec<u64> = (0..n).map(|i| prefix_key(line(i), fold)).collect();
-    for i in 1..n {
-        let bad = pfx[i - 1] > pfx[i]
-            || (pfx[i - 1] == pfx[i]
-                && cmp_text(line(i - 1), line(i), fold) == std::cmp::Ordering::Greater);
-        if bad {
-            return Err(DeviceSearchError::Disorder(Disorder {
-                first: starts[i - 1],
-                second: starts[i],
-            }));
-        }
-    }
+    split: Split,
+) -> Result<DeviceOutcome, Disorder> {
+    let block = sample::block_size(text.len(), keys.len());
+    let clock = std::time::Instant::now();
+    let samples = sample::build(text, fold, block, split.threads)?;
+    let indexed = clock.elapsed();
+    let n = samples.starts.len();
     if n > MAX_LEN {
         return Ok(DeviceOutcome::Failed(format!(
-            "{n} lines exceed the device search's limit of {MAX_LEN}"
+            "{n} samples exceed the device search's limit of {MAX_LEN}"
         )));
     }
     let kp: Vec<u64> = keys.iter().map(|k| prefix_key(k, fold)).collect();
     let method = ds.pick_for(n, &kp);
-    let (bounds, timing) = match ds.lower_bound_timed(method, &pfx, &kp) {
+    let (bounds, timing) = match ds.lower_bound_timed(method, &samples.prefixes, &kp) {
         Ok(r) => r,
         Err(e) => return Ok(DeviceOutcome::Failed(e.to_string())),
     };
-    let mut printed_until = 0usize;
-    for (k, &key) in keys.iter().enumerate() {
-        let lb = gallop(bounds[k] as usize, n, |j| {
-            cmp_text(line(j), key, fold) == std::cmp::Ordering::Less
-        });
-        let mut j = lb.max(printed_until);
-        while j < n && starts_with(line(j), key, fold) {
-            sink.emit(line(j)).map_err(DeviceSearchError::Output)?;
-            j += 1;
-        }
-        printed_until = printed_until.max(j);
+    if bounds.len() != keys.len() {
+        return Ok(DeviceOutcome::Failed(format!(
+            "the device answered {} of {} keys",
+            bounds.len(),
+            keys.len()
+        )));
     }
-    Ok(DeviceOutcome::Done { method, timing })
+    // The device compared 8-byte prefixes: every sample before bounds[k]
+    // sorts below key k; the first sample at or above it is found by
+    // comparing whole lines from there.
+    let searched = clock.elapsed();
+    let slots = slots(text, keys, fold, &samples.starts, &bounds, split.threads);
+    let ranges = chunks::sampled_ranges(text, keys, fold, &samples.starts, &slots, split)?;
+    Ok(DeviceOutcome::Done {
+        method,
+        timing,
+        samples: n,
+        phases: vec![
+            ("sample index", indexed),
+            ("device search", searched - indexed),
+            ("finish", clock.elapsed() - searched),
+        ],
+        block,
+        ranges,
+    })
+}
+
+/// For each key, the first sample whose line sorts at or above it, galloping
+/// from the device's prefix answer `bounds[k]`, on `threads` threads.
+fn slots(
+    text: &Text<'_>,
+    keys: &[&[u8]],
+    fold: bool,
+    starts: &[usize],
+    bounds: &[u32],
+    threads: usize,
+) -> Vec<usize> {
+    const PART: usize = 1 << 14;
+    let n = starts.len();
+    let parts = chunks::par_map(keys.len().div_ceil(PART), threads, |p| {
+        let range = p * PART..((p + 1) * PART).min(keys.len());
+        range
+            .map(|k| {
+                gallop((bounds[k] as usize).min(n), n, |j| {
+                    cmp_text(text.line_at(starts[j]).0, keys[k], fold) == std::cmp::Ordering::Less
+                })
+            })
+            .collect::<Vec<usize>>()
+    });
+    parts.concat()
 }
 
 #[cfg(test)]
@@ -522,18 +629,22 @@ mod tests {
     }
 
     #[test]
-    fn line_starts_cases() {
-        assert_eq!(line_starts(b""), Vec::<usize>::new());
-        assert_eq!(line_starts(b"\n"), vec![0]);
-        assert_eq!(line_starts(b"a\nb"), vec![0, 2]);
-        assert_eq!(line_starts(b"a\nb\n"), vec![0, 2]);
-        assert_eq!(line_starts(b"\n\n"), vec![0, 1]);
+    fn keys_sorted_and_deduplicated() {
+        let keys = vec![b"b".to_vec(), b"A".to_vec(), b"a".to_vec(), b"b".to_vec()];
+        assert_eq!(prepare_keys(&keys, false, 1), vec![&b"A"[..], b"a", b"b"]);
+        assert_eq!(prepare_keys(&keys, true, 1).len(), 2);
     }
 
     #[test]
-    fn keys_sorted_and_deduplicated() {
-        let keys = vec![b"b".to_vec(), b"A".to_vec(), b"a".to_vec(), b"b".to_vec()];
-        assert_eq!(prepare_keys(&keys, false), vec![&b"A"[..], b"a", b"b"]);
-        assert_eq!(prepare_keys(&keys, true).len(), 2);
+    fn parallel_sort_equals_sort() {
+        let keys: Vec<Vec<u8>> = (0..100_000u32)
+            .map(|i| format!("{:x}", i.wrapping_mul(2_654_435_761) % 50_000).into_bytes())
+            .collect();
+        for fold in [false, true] {
+            let one = prepare_keys(&keys, fold, 1);
+            for threads in [2, 3, 7] {
+                assert_eq!(prepare_keys(&keys, fold, threads), one, "{threads} threads");
+            }
+        }
     }
 }

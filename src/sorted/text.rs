@@ -18,6 +18,15 @@ pub fn fold_byte(b: u8) -> u8 {
 #[inline]
 pub fn cmp_text(a: &[u8], b: &[u8], fold: bool) -> Ordering {
     if !fold {
+        // Most comparisons of distinct lines are decided by the first 8
+        // bytes: compare them as big-endian words before calling memcmp.
+        if let (Some(x), Some(y)) = (a.first_chunk::<8>(), b.first_chunk::<8>()) {
+            let (x, y) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
+            if x != y {
+                return x.cmp(&y);
+            }
+            return a[8..].cmp(&b[8..]);
+        }
         return a.cmp(b);
     }
     let n = a.len().min(b.len());
@@ -124,11 +133,19 @@ pub struct OffsetSearch<'t> {
     fold: bool,
     /// Every line before `lo` sorts below the current key.
     lo: usize,
-    /// The last line read below `lo` (the lower bracket).
-    lo_line: Option<usize>,
-    /// Line starts read at offsets >= `lo`, strictly decreasing from bottom
-    /// to top (the top is the nearest to `lo`), verified in order.
-    above: Vec<usize>,
+    /// The last line read below `lo` (the lower bracket): start and bytes.
+    lo_line: Option<Read<'t>>,
+    /// Lines read at offsets >= `lo`, strictly decreasing from bottom to
+    /// top (the top is the nearest to `lo`), verified in order.
+    above: Vec<Read<'t>>,
+}
+
+/// A line read: its start and its bytes (kept, so that checks against it
+/// need not find its end again).
+#[derive(Clone, Copy)]
+struct Read<'t> {
+    start: usize,
+    line: &'t [u8],
 }
 
 impl<'t> OffsetSearch<'t> {
@@ -142,14 +159,74 @@ impl<'t> OffsetSearch<'t> {
         }
     }
 
-    /// Error unless the line at `a` sorts at or below the line at `b`
-    /// (`a` < `b` in the file).
-    fn check(&self, a: usize, b: usize) -> Result<(), Disorder> {
-        let (la, lb) = (self.text.line_at(a).0, self.text.line_at(b).0);
-        if cmp_text(la, lb, self.fold) == Ordering::Greater {
+    fn read(&self, start: usize) -> Read<'t> {
+        Read {
+            start,
+            line: self.text.line_at(start).0,
+        }
+    }
+
+    /// A search whose brackets were read (and checked in order) by another
+    /// search: every line before `lo` sorts below the first key, `lo_line`
+    /// is the line just before `lo`, and `above` holds line starts `>= lo`
+    /// sorting at or above the keys, strictly decreasing (the nearest last).
+    /// Lines this search reads are checked against them, so that the lines
+    /// read by both searches stay verified in order.
+    pub fn bracketed(
+        text: Text<'t>,
+        fold: bool,
+        lo: usize,
+        lo_line: Option<usize>,
+        above: Vec<usize>,
+    ) -> Self {
+        let mut s = OffsetSearch::new(text, fold);
+        s.lo = lo;
+        s.lo_line = lo_line.map(|l| s.read(l));
+        s.above = above.into_iter().map(|a| s.read(a)).collect();
+        s
+    }
+
+    /// The line just before `lo` (start and bytes), when one was read: the
+    /// line before the last answer.
+    pub fn line_before(&self) -> Option<(usize, &'t [u8])> {
+        self.lo_line.map(|r| (r.start, r.line))
+    }
+
+    /// Where the search stands: `lo` (every line before it sorts below the
+    /// last key) and the line just before it, when one was read.
+    pub fn position(&self) -> (usize, Option<usize>) {
+        (self.lo, self.lo_line.map(|r| r.start))
+    }
+
+    /// Narrow the search for the next key to a bracket read and checked by
+    /// another pass (a sample index): the line at `below` sorts below the
+    /// key, the line at `above` (`None`: the end of the file) at or above
+    /// it. A bracket behind what this search knows already changes nothing.
+    pub fn narrow(&mut self, below: Option<usize>, above: Option<usize>) {
+        if let Some(b) = below {
+            let (line, next) = self.text.line_at(b);
+            if next > self.lo {
+                self.lo = next;
+                self.lo_line = Some(Read { start: b, line });
+                self.above.clear();
+            }
+        }
+        if let Some(a) = above {
+            if a >= self.lo && self.above.last().is_none_or(|t| a < t.start) {
+                let r = self.read(a);
+                self.above.push(r);
+            }
+        }
+    }
+
+    /// Error unless line `a` sorts at or below line `b` (`a` before `b` in
+    /// the file).
+    #[inline]
+    fn check(&self, a: Read<'_>, b: Read<'_>) -> Result<(), Disorder> {
+        if cmp_text(a.line, b.line, self.fold) == Ordering::Greater {
             return Err(Disorder {
-                first: a,
-                second: b,
+                first: a.start,
+                second: b.start,
             });
         }
         Ok(())
@@ -162,31 +239,32 @@ impl<'t> OffsetSearch<'t> {
         // Lines read for earlier keys that sort below this key move the
         // lower bracket up.
         while let Some(&top) = self.above.last() {
-            let (line, next) = text.line_at(top);
-            if cmp_text(line, key, self.fold) != Ordering::Less {
+            if cmp_text(top.line, key, self.fold) != Ordering::Less {
                 break;
             }
             self.above.pop();
-            self.lo = next;
+            // The line's end plus its `\n` (the last line may have none).
+            self.lo = (top.start + top.line.len() + 1).min(text.len());
             self.lo_line = Some(top);
         }
-        let mut hi = self.above.last().copied().unwrap_or(text.len());
+        let mut hi = self.above.last().map_or(text.len(), |t| t.start);
         while self.lo < hi {
             let mid = self.lo + (hi - self.lo) / 2;
-            let s = text.line_start_back(mid, self.lo);
+            let start = text.line_start_back(mid, self.lo);
+            let (line, next) = text.line_at(start);
+            let probe = Read { start, line };
             if let Some(l) = self.lo_line {
-                self.check(l, s)?;
+                self.check(l, probe)?;
             }
             if let Some(&h) = self.above.last() {
-                self.check(s, h)?;
+                self.check(probe, h)?;
             }
-            let (line, next) = text.line_at(s);
             if cmp_text(line, key, self.fold) == Ordering::Less {
                 self.lo = next;
-                self.lo_line = Some(s);
+                self.lo_line = Some(probe);
             } else {
-                hi = s;
-                self.above.push(s);
+                hi = start;
+                self.above.push(probe);
             }
         }
         Ok(self.lo)
@@ -196,14 +274,15 @@ impl<'t> OffsetSearch<'t> {
     /// answer up to the line starting at `pos` (each checked against the
     /// one before it), so that `pos` joins the lines read.
     pub fn scanned_to(&mut self, pos: usize) -> Result<(), Disorder> {
-        while self.above.last().is_some_and(|&t| t <= pos) {
+        while self.above.last().is_some_and(|t| t.start <= pos) {
             self.above.pop();
         }
         if pos < self.text.len() {
+            let r = self.read(pos);
             if let Some(&top) = self.above.last() {
-                self.check(pos, top)?;
+                self.check(r, top)?;
             }
-            self.above.push(pos);
+            self.above.push(r);
         }
         Ok(())
     }
