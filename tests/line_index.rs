@@ -272,3 +272,86 @@ fn after_a_device_failure_the_host_numbers_the_same_lines() {
     let s = stream_check(Some(Fault::new(FaultKind::Alloc)), true);
     assert_eq!(s.line_batches_device, 0);
 }
+
+// ---- the command line: -n and -c on files read in chunks ----
+
+fn gsearch(dir: &std::path::Path, engine: &str, args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gsearch"));
+    c.current_dir(dir)
+        .args(["--engine", engine])
+        .args(args)
+        .env_remove("GSEARCH_BATCH_BYTES")
+        .env_remove("GSEARCH_FAULT");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run gsearch");
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{args:?}: {out:?}"
+    );
+    out.stdout
+}
+
+/// Files many batches long: short lines, empty lines, lines crossing
+/// every chunk boundary and lines longer than several chunks, with and
+/// without a final newline.
+fn chunked_files() -> tempfile::TempDir {
+    let d = tempfile::tempdir().expect("tempdir");
+    let mut data = corpus(200_000);
+    std::fs::write(d.path().join("a.txt"), &data).expect("write");
+    data.push(b'\n');
+    data.splice(0..0, b"needle on the first line\n".iter().copied());
+    data.extend_from_slice(b"\n\nle last\nneedle");
+    std::fs::write(d.path().join("b.txt"), &data).expect("write");
+    d
+}
+
+#[test]
+fn numbered_and_counted_lines_equal_the_cpu_engine() {
+    if !have_device() {
+        return;
+    }
+    let d = chunked_files();
+    let small = [("GSEARCH_BATCH_BYTES", "4096")];
+    let cases: [&[&str]; 10] = [
+        &["-n", "needle", "a.txt"],
+        &["-c", "needle", "a.txt"],
+        &["-n", "-e", "needle", "-e", "le", "b.txt"],
+        &["-c", "-e", "needle", "-e", "le", "b.txt"],
+        &["-n", "-H", "z", "b.txt"],
+        &["-c", "--sort", "path", "z", "a.txt", "b.txt"],
+        &["-n", "ne+dle", "b.txt"],
+        &["-c", "-w", "le", "b.txt"],
+        &["-n", "-i", "NEEDLE", "a.txt"],
+        &["-c", "--include-zero", "absent", "a.txt"],
+    ];
+    for args in cases {
+        let want = gsearch(d.path(), "cpu", args, &[]);
+        assert!(!want.is_empty() || args.contains(&"absent"));
+        let got = gsearch(d.path(), "opencl", args, &small);
+        assert!(got == want, "{args:?} differs on the device");
+        // A device lost mid-stream: the host numbers the rest the same way.
+        let lost = [small[0], ("GSEARCH_FAULT", "lost@5")];
+        let got = gsearch(d.path(), "opencl", args, &lost);
+        assert!(got == want, "{args:?} differs after a device failure");
+    }
+}
+
+#[test]
+fn stats_say_the_lines_came_from_the_device() {
+    if !have_device() {
+        return;
+    }
+    let d = chunked_files();
+    let small = [("GSEARCH_BATCH_BYTES", "4096")];
+    let out = gsearch(
+        d.path(),
+        "opencl",
+        &["--stats", "-n", "needle", "a.txt"],
+        &small,
+    );
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains("line numbers:"), "{text}");
+    assert!(text.contains("batches on the device"), "{text}");
+}
