@@ -15,6 +15,13 @@ use proptest::prelude::*;
 mod common;
 use common::{byte, have_device};
 
+/// The device: `GSEARCH_OPENCL_DEVICE` when set (e.g. `intel`), else any.
+fn selector() -> DeviceSelector {
+    std::env::var("GSEARCH_OPENCL_DEVICE")
+        .map(|s| DeviceSelector::parse(&s))
+        .unwrap_or(DeviceSelector::Explicit)
+}
+
 /// One indexer per work-group size for the whole test process (PoCL builds
 /// cost ~0.5 s).
 fn indexer(wg: usize) -> &'static Mutex<LineIndexer> {
@@ -23,7 +30,7 @@ fn indexer(wg: usize) -> &'static Mutex<LineIndexer> {
     let cell = if wg <= 8 { &SMALL } else { &BIG };
     cell.get_or_init(|| {
         let cache = ProgramCache::default_location();
-        Mutex::new(LineIndexer::new(&DeviceSelector::Explicit, wg, &cache).expect("indexer"))
+        Mutex::new(LineIndexer::new(&selector(), wg, &cache).expect("indexer"))
     })
 }
 
@@ -201,7 +208,7 @@ fn stream_check(fault: Option<Fault>, mixed: bool) -> StageStats {
         fold_ascii: false,
     };
     let e = OpenClEngine::with_options(
-        &DeviceSelector::Explicit,
+        &selector(),
         &set,
         EngineOptions {
             batch_bytes: 4096,
