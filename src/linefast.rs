@@ -192,6 +192,92 @@ fn format_segment(
     out
 }
 
+/// Lines formatted per round of [`print_numbered`] (bounds the output held
+/// in memory).
+const NUMBERED_ROUND: usize = 1 << 20;
+
+/// Prints the lines holding `offsets` when their numbers are already known
+/// (`numbers[i]`, 1-based, is the number of the line holding `offsets[i]`;
+/// both ascending, one offset per line, e.g. from the device's line index):
+/// no newline of the file is counted, only the printed lines are read.
+/// `confirm` is the matcher when the lines are only candidates. Returns
+/// whether any line was printed.
+pub fn print_numbered<W: Write>(
+    cfg: &Config,
+    path: &Path,
+    data: &[u8],
+    offsets: &[u64],
+    numbers: &[u64],
+    confirm: Option<&RegexMatcher>,
+    wtr: &mut W,
+) -> io::Result<bool> {
+    let threads = crate::cores();
+    let prefix = path_prefix(cfg, path);
+    let mut any = false;
+    for (offs, nums) in offsets
+        .chunks(NUMBERED_ROUND)
+        .zip(numbers.chunks(NUMBERED_ROUND))
+    {
+        let per = offs.len().div_ceil(threads).max(1 << 12);
+        let bufs: Vec<Vec<u8>> = std::thread::scope(|s| {
+            let hs: Vec<_> = offs
+                .chunks(per)
+                .zip(nums.chunks(per))
+                .map(|(o, n)| {
+                    let prefix = &prefix;
+                    s.spawn(move || format_numbered(data, o, n, confirm, prefix))
+                })
+                .collect();
+            hs.into_iter()
+                .map(|h| h.join().expect("format thread"))
+                .collect()
+        });
+        for b in &bufs {
+            any |= !b.is_empty();
+            wtr.write_all(b)?;
+        }
+    }
+    Ok(any)
+}
+
+/// Formats the lines holding `offsets`, numbered by `numbers`.
+fn format_numbered(
+    data: &[u8],
+    offsets: &[u64],
+    numbers: &[u64],
+    confirm: Option<&RegexMatcher>,
+    prefix: &[u8],
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut printed_until = 0usize;
+    let mut num = itoa::Buffer::new();
+    for (&o, &line) in offsets.iter().zip(numbers) {
+        let s = o as usize;
+        // Anything out of order or range (a file that changed under us) is
+        // skipped rather than trusted.
+        if s < printed_until || s >= data.len() {
+            continue;
+        }
+        let ls = memchr::memrchr(b'\n', &data[..s]).map_or(0, |i| i + 1);
+        let le = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1);
+        printed_until = le;
+        let text = &data[ls..le];
+        if let Some(m) = confirm {
+            if !m.is_match(text).unwrap_or(false) {
+                continue;
+            }
+        }
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(num.format(line).as_bytes());
+        out.push(b':');
+        out.extend_from_slice(text);
+        if !text.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+    }
+    out
+}
+
 /// Prints `data`'s result through the parallel count or numbered-lines
 /// path when the output allows one (see [`count_eligible`], [`eligible`])
 /// and the bytes are plain text; `None` means "use ripgrep's printer".
@@ -386,6 +472,36 @@ mod tests {
                 )
                 .unwrap();
                 assert_eq!(got2, got);
+            }
+        }
+    }
+
+    /// Known line numbers give what counting gives.
+    #[test]
+    fn numbered_lines_equal_counted_ones() {
+        for args in [&["-n", "foo", "f"][..], &["-n", "-H", "ba", "f"][..]] {
+            let cfg = config(args);
+            let plan = crate::plan::Plan::new(&cfg).unwrap();
+            for len in [0, 1, 7, 500, 20_000] {
+                let data = text(len as u64, len);
+                let lines = crate::bigfile::matching_lines(&data, &plan.matcher, 3);
+                let numbers: Vec<u64> = lines
+                    .starts
+                    .iter()
+                    .map(|&s| 1 + count_nl(&data[..s as usize]))
+                    .collect();
+                let mut got = Vec::new();
+                print_numbered(
+                    &cfg,
+                    Path::new("f"),
+                    &data,
+                    &lines.starts,
+                    &numbers,
+                    None,
+                    &mut got,
+                )
+                .unwrap();
+                assert_eq!(got, reference(&cfg, &plan, &data), "{args:?} len {len}");
             }
         }
     }

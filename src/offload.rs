@@ -20,7 +20,7 @@ use grep_searcher::Searcher;
 use crate::config::Config;
 use crate::err_message;
 use crate::offsets::OffsetMatcher;
-use crate::opencl::{BatchSource, OpenClEngine, StageStats};
+use crate::opencl::{BatchLines, BatchResult, BatchSource, OpenClEngine, StageStats};
 use crate::plan::Plan;
 use crate::printer::{Input, Printer, SearchResult};
 use crate::run::{self, binary_detection, buffer_writer, keeps_stats};
@@ -73,6 +73,9 @@ struct Source {
     pending: Option<Haystack>,
     big: Option<OpenBig>,
     overlap: usize,
+    /// Chunks of big files come back as distinct matching lines numbered
+    /// on the device (not under `--verify`, which checks the offsets path).
+    chunk_lines: bool,
 }
 
 impl Source {
@@ -124,6 +127,10 @@ impl Source {
 
 impl BatchSource for Source {
     type Tag = Vec<Piece>;
+
+    fn wants_lines(&self, tag: &Vec<Piece>) -> bool {
+        self.chunk_lines && matches!(tag.as_slice(), [p] if p.chunk.is_some() && !p.cpu)
+    }
 
     fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Vec<Piece>)> {
         if self.big.is_some() {
@@ -330,6 +337,14 @@ struct BigOffsets {
     open: bool,
     /// The file starts with a byte-order mark (the searcher transcodes).
     bom: bool,
+    /// Device line mode: 1-based number of the line holding each offset.
+    numbers: Vec<u64>,
+    /// Every chunk so far came back as lines (so `numbers` is complete).
+    numbered: bool,
+    /// Newlines in the owned bytes of the chunks so far.
+    nl_before: u64,
+    /// Number (0-based) of the last line counted, if any.
+    last_line: Option<u64>,
 }
 
 /// Searches everything through `engine`; returns whether anything matched.
@@ -372,10 +387,12 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         pending: None,
         big: None,
         overlap: engine.max_pattern_len().saturating_sub(1),
+        chunk_lines: !cfg.verify,
     };
     let mut fin = Finisher::new(cfg, plan);
-    let stage = engine.stream(&mut src, &mut |pieces, bytes, set| {
-        fin.batch(pieces, bytes, &set.offsets)
+    let stage = engine.stream_lines(&mut src, &mut |pieces, bytes, r| match r {
+        BatchResult::Offsets(set) => fin.batch(pieces, bytes, &set.offsets),
+        BatchResult::Lines(lines) => fin.batch_lines(pieces, bytes, lines),
     });
     drop(src);
     let searched = walk_thread.join().unwrap_or(true);
@@ -385,6 +402,13 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         format!("patterns: {}", plan.describe()),
     ];
     report.extend(stage_lines(&stage));
+    if fin.numbered_files + fin.counted_files > 0 {
+        report.push(format!(
+            "line numbers from the device's newline counts: {} files printed with -n, {} \
+             counted with -c",
+            fin.numbered_files, fin.counted_files
+        ));
+    }
     let mut buf = fin.bufwtr.buffer();
     run::finish(
         cfg,
@@ -420,6 +444,9 @@ struct Finisher<'a> {
     /// Bytes printed so far (ripgrep's closed-pipe exit status depends on
     /// whether its output buffer was ever flushed).
     written: u64,
+    /// Big files whose `-n` lines / `-c` counts came from device lines.
+    numbered_files: u64,
+    counted_files: u64,
 }
 
 impl<'a> Finisher<'a> {
@@ -445,6 +472,8 @@ impl<'a> Finisher<'a> {
             big: BigOffsets::default(),
             verify_failed: false,
             written: 0,
+            numbered_files: 0,
+            counted_files: 0,
         }
     }
 
@@ -466,6 +495,86 @@ impl<'a> Finisher<'a> {
             self.piece(p, data, local);
         }
         !self.stop
+    }
+
+    /// Finishes one batch that came back as distinct matching lines (a
+    /// chunk of a big file, see `Source::wants_lines`).
+    fn batch_lines(&mut self, pieces: Vec<Piece>, bytes: &[u8], lines: BatchLines) -> bool {
+        for p in pieces {
+            if self.stop {
+                break;
+            }
+            let data = &bytes[p.start..p.start + p.len];
+            match (p.chunk, &p.error) {
+                (Some(c), None) if !p.cpu && p.start == 0 && p.len == bytes.len() => {
+                    self.chunk_seen(&p, c, data);
+                    self.chunk_lines(c, data, &lines);
+                    if c.last {
+                        self.big_done(p);
+                    }
+                }
+                _ => {
+                    // Not a whole-batch chunk (never asked for): the first
+                    // offset of each line is a complete set of candidates.
+                    let local = lines
+                        .first
+                        .iter()
+                        .map(|&o| u64::from(o))
+                        .filter(|&o| o >= p.start as u64 && o < (p.start + p.len) as u64)
+                        .map(|o| o - p.start as u64)
+                        .collect();
+                    self.piece(p, data, local);
+                }
+            }
+        }
+        !self.stop
+    }
+
+    /// Bookkeeping shared by both kinds of chunk results.
+    fn chunk_seen(&mut self, p: &Piece, c: Chunk, data: &[u8]) {
+        self.big.has_nul |= p.has_nul;
+        self.big.len = c.file_offset + data.len() as u64;
+        if c.file_offset == 0 {
+            self.big.bom = !crate::linefast::plain_text(data);
+            self.big.numbered = true;
+        }
+    }
+
+    /// Takes a chunk's distinct matching lines: those whose first match is
+    /// owned by this chunk and that no earlier chunk counted (a line
+    /// crossing a chunk boundary has the same absolute number in both).
+    /// Absolute numbers come from the newlines of the owned bytes of the
+    /// chunks before plus the device's number within the chunk.
+    fn chunk_lines(&mut self, c: Chunk, data: &[u8], lines: &BatchLines) {
+        let base = c.file_offset;
+        let keep = !self.streams_count();
+        let big = &mut self.big;
+        for (&line, &first) in lines.lines.iter().zip(&lines.first) {
+            // Lines are sorted, so first offsets are too.
+            if first as usize >= c.owned {
+                break;
+            }
+            let abs = big.nl_before + u64::from(line);
+            if big.last_line.is_some_and(|l| abs <= l) {
+                continue;
+            }
+            big.last_line = Some(abs);
+            big.lines += 1;
+            if keep {
+                big.offsets.push(base + u64::from(first));
+                big.numbers.push(abs + 1);
+            }
+        }
+        let overlap = &data[c.owned.min(data.len())..];
+        let overlap_nl = memchr::memchr_iter(b'\n', overlap).count() as u64;
+        big.nl_before += lines.newlines.saturating_sub(overlap_nl);
+    }
+
+    /// The last chunk of a big file was seen: finish the file.
+    fn big_done(&mut self, p: Piece) {
+        let big = std::mem::take(&mut self.big);
+        let r = self.finish_big(&p.hay, p.file, big);
+        self.emit(&p.hay, r);
     }
 
     fn piece(&mut self, p: Piece, data: &[u8], offsets: Vec<u64>) {
@@ -493,16 +602,11 @@ impl<'a> Finisher<'a> {
                 self.emit(&p.hay, r);
             }
             Some(c) => {
-                self.big.has_nul |= p.has_nul;
-                self.big.len = c.file_offset + data.len() as u64;
-                if c.file_offset == 0 {
-                    self.big.bom = !crate::linefast::plain_text(data);
-                }
+                self.chunk_seen(&p, c, data);
+                self.big.numbered = false;
                 self.track_lines(c, data, &offsets);
                 if c.last {
-                    let big = std::mem::take(&mut self.big);
-                    let r = self.finish_big(&p.hay, p.file, big);
-                    self.emit(&p.hay, r);
+                    self.big_done(p);
                 }
             }
         }
@@ -600,6 +704,9 @@ impl<'a> Finisher<'a> {
         let unchanged = file.metadata().is_ok_and(|m| m.len() == big.len);
         if self.streams_count() && !big.has_nul && !big.bom && unchanged {
             // Counted while streaming: nothing to map or re-read.
+            if big.numbered {
+                self.counted_files += 1;
+            }
             let mut out = Vec::new();
             crate::linefast::write_count(self.cfg, &hay.path, big.lines, &mut out);
             self.printer.get_mut().write_all(&out)?;
@@ -628,6 +735,8 @@ impl<'a> Finisher<'a> {
             // The file changed size since the device read it: the offsets
             // no longer describe these bytes, so search them exactly.
             self.finish_bytes(hay, data, &[], true)
+        } else if let Some(r) = self.print_numbered(hay, data, &big) {
+            r
         } else if let Some(r) = (!big.has_nul && !self.cfg.verify)
             .then(|| {
                 // Counts or numbered lines by every core, no single-threaded
@@ -646,6 +755,43 @@ impl<'a> Finisher<'a> {
             return Err(crate::guard::shrank_error());
         }
         r
+    }
+
+    /// `-n` on a big file whose line numbers came with its device lines:
+    /// only the lines printed are read, no newline is counted on the host.
+    /// `None` when the output or the bytes need another path.
+    fn print_numbered(
+        &mut self,
+        hay: &Haystack,
+        data: &[u8],
+        big: &BigOffsets,
+    ) -> Option<io::Result<SearchResult>> {
+        let usable = big.numbered
+            && big.numbers.len() == big.offsets.len()
+            && !big.has_nul
+            && !big.bom
+            && !self.cfg.verify
+            && crate::linefast::eligible(self.cfg)
+            && crate::linefast::plain_text(data);
+        if !usable {
+            return None;
+        }
+        self.numbered_files += 1;
+        let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
+        let w = self.printer.get_mut();
+        let r = crate::linefast::print_numbered(
+            self.cfg,
+            &hay.path,
+            data,
+            &big.offsets,
+            &big.numbers,
+            m,
+            w,
+        );
+        Some(r.map(|has_match| SearchResult {
+            has_match,
+            stats: None,
+        }))
     }
 
     /// `--verify`: searches the same bytes with the CPU engine and compares.

@@ -25,6 +25,7 @@ use super::cache::ProgramCache;
 use super::device::DeviceInfo;
 use super::fault::{Fault, FaultKind};
 use super::kernels::{self, Geometry, KernelKind, MatchOut, PAD, PatternArgs};
+use super::lineindex::{self, BatchLines, LineBufs, LineEvents, LineProgram};
 use super::program;
 use super::stream::StageStats;
 
@@ -70,6 +71,25 @@ struct Slot {
     count: Buffer<u32>,
     count_host: Vec<u32>,
     head: Vec<u32>,
+    /// Line mode (allocated by `ensure_lines`).
+    lines: Option<SlotLines>,
+}
+
+/// A slot's line-mode buffers and the host memory its read-backs fill.
+struct SlotLines {
+    bufs: LineBufs,
+    info_host: Vec<u32>,
+    head_lines: Vec<u32>,
+    head_first: Vec<u32>,
+}
+
+/// The line kernels and read-backs of one line-mode batch.
+pub(crate) struct LineFlight {
+    events: LineEvents,
+    info_read: Event,
+    lines_read: Event,
+    first_read: Event,
+    head_n: usize,
 }
 
 /// The events of one enqueued batch.
@@ -77,14 +97,20 @@ pub(crate) struct InFlight {
     write: Event,
     kernel: Option<Event>,
     count_read: Event,
-    head_read: Event,
+    /// The speculative read of the first offsets (not in line mode).
+    head_read: Option<Event>,
     head_n: usize,
     n: usize,
+    /// Line mode: `Some` once its kernels are enqueued (none for n = 0).
+    lines: Option<LineFlight>,
+    line_mode: bool,
 }
 
 pub(crate) struct Gpu {
     pub info: DeviceInfo,
     context: Arc<Context>,
+    /// The line-index program, built on first use of line mode.
+    line_prog: Option<LineProgram>,
     write_q: CommandQueue,
     exec_q: CommandQueue,
     _program: Program,
@@ -108,7 +134,7 @@ pub(crate) struct GpuConfig<'a> {
 /// One context per device for the whole process (creating one costs about
 /// 0.36 s on an H100; engines, tests and benchmarks share it). Contexts are
 /// never released: the process ends first.
-fn shared_context(info: &DeviceInfo) -> Result<Arc<Context>, ClError> {
+pub(crate) fn shared_context(info: &DeviceInfo) -> Result<Arc<Context>, ClError> {
     type Table = Mutex<Vec<(usize, Arc<Context>)>>;
     static CONTEXTS: OnceLock<Table> = OnceLock::new();
     let key = info.device.id() as usize;
@@ -124,7 +150,7 @@ fn shared_context(info: &DeviceInfo) -> Result<Arc<Context>, ClError> {
     Ok(c)
 }
 
-fn make_queue(ctx: &Context) -> Result<CommandQueue, ClError> {
+pub(crate) fn make_queue(ctx: &Context) -> Result<CommandQueue, ClError> {
     CommandQueue::create_default_with_properties(ctx, CL_QUEUE_PROFILING_ENABLE, 0)
         .or_else(|_| CommandQueue::create_default(ctx, CL_QUEUE_PROFILING_ENABLE))
 }
@@ -207,6 +233,7 @@ impl Gpu {
         Ok(Gpu {
             info: info.clone(),
             context,
+            line_prog: None,
             write_q,
             exec_q,
             _program: built.program,
@@ -305,6 +332,7 @@ impl Gpu {
                 count,
                 count_host: vec![0],
                 head: vec![0; HEAD_ENTRIES.min(out_cap)],
+                lines: None,
             });
         }
         self.slot_bytes = bytes;
@@ -345,14 +373,18 @@ impl Gpu {
     /// Enqueues batch `n` bytes of `slot`'s staging memory (already padded):
     /// host-to-device write on the write queue; counter reset, kernel and
     /// read-backs on the exec queue, the kernel waiting for the write.
+    /// With `line_mode` (and `ensure_lines` done), the line kernels follow
+    /// the match kernel and only the line results are read back.
     pub fn enqueue(
         &mut self,
         slot: usize,
         n: usize,
         batch_no: u64,
         fault: Option<Fault>,
+        line_mode: bool,
     ) -> Result<InFlight, String> {
         let s = &mut self.slots[slot];
+        let line_mode = line_mode && s.lines.is_some() && self.line_prog.is_some();
         debug_assert!(n + PAD <= s.host_len);
         // SAFETY: `host` maps `host_len >= n + PAD` bytes of pinned memory that
         // stay mapped and unmodified until this batch has completed (the
@@ -390,18 +422,89 @@ impl Gpu {
             &[write.get()],
         )
         .map_err(cl("enqueueing the kernel"))?;
-        let head_n = s.head.len().min(s.out_cap);
+        let mut lines = None;
+        if let (true, Some(sl), Some(p), true) =
+            (line_mode, s.lines.as_mut(), self.line_prog.as_ref(), n > 0)
+        {
+            let o = lineindex::Offsets {
+                offs: s.out.get(),
+                count: s.count.get(),
+                cap: s.out_cap as u32,
+            };
+            let events = lineindex::enqueue_all(
+                &self.exec_q,
+                p,
+                &sl.bufs,
+                s.text.get(),
+                n as u32,
+                &o,
+                &[write.get()],
+            )
+            .map_err(cl("enqueueing the line kernels"))?;
+            let head_n = sl.head_lines.len();
+            // SAFETY: non-blocking reads into the slot's own vectors, which
+            // are neither touched nor reallocated until `complete_lines`
+            // waited for them.
+            let (info_read, lines_read, first_read) = unsafe {
+                (
+                    self.exec_q
+                        .enqueue_read_buffer(
+                            &sl.bufs.info,
+                            CL_NON_BLOCKING,
+                            0,
+                            &mut sl.info_host,
+                            &[],
+                        )
+                        .map_err(cl("enqueueing the read-back"))?,
+                    self.exec_q
+                        .enqueue_read_buffer(
+                            &sl.bufs.out_lines,
+                            CL_NON_BLOCKING,
+                            0,
+                            &mut sl.head_lines,
+                            &[],
+                        )
+                        .map_err(cl("enqueueing the read-back"))?,
+                    self.exec_q
+                        .enqueue_read_buffer(
+                            &sl.bufs.out_first,
+                            CL_NON_BLOCKING,
+                            0,
+                            &mut sl.head_first,
+                            &[],
+                        )
+                        .map_err(cl("enqueueing the read-back"))?,
+                )
+            };
+            lines = Some(LineFlight {
+                events,
+                info_read,
+                lines_read,
+                first_read,
+                head_n,
+            });
+        }
+        let head_n = if line_mode {
+            0
+        } else {
+            s.head.len().min(s.out_cap)
+        };
         // SAFETY: non-blocking reads into the slot's own vectors, which are
         // neither touched nor reallocated until `complete` waited for them.
-        let (count_read, head_read) = unsafe {
-            (
-                self.exec_q
-                    .enqueue_read_buffer(&s.count, CL_NON_BLOCKING, 0, &mut s.count_host, &[])
-                    .map_err(cl("enqueueing the read-back"))?,
+        let count_read = unsafe {
+            self.exec_q
+                .enqueue_read_buffer(&s.count, CL_NON_BLOCKING, 0, &mut s.count_host, &[])
+                .map_err(cl("enqueueing the read-back"))?
+        };
+        let head_read = if line_mode {
+            None
+        } else {
+            // SAFETY: as above.
+            Some(unsafe {
                 self.exec_q
                     .enqueue_read_buffer(&s.out, CL_NON_BLOCKING, 0, &mut s.head[..head_n], &[])
-                    .map_err(cl("enqueueing the read-back"))?,
-            )
+                    .map_err(cl("enqueueing the read-back"))?
+            })
         };
         self.write_q
             .flush()
@@ -416,7 +519,95 @@ impl Gpu {
             head_read,
             head_n,
             n,
+            lines,
+            line_mode,
         })
+    }
+
+    /// Builds the line-index program (once) and gives every slot its line
+    /// buffers (once per slot allocation). Call after `ensure_slots`.
+    pub fn ensure_lines(&mut self, cache: &ProgramCache) -> Result<(), String> {
+        if self.line_prog.is_none() {
+            let p = LineProgram::build(&self.context, &self.info, cache, self.geo.wg.max(64))?;
+            self.line_prog = Some(p);
+        }
+        let Some(p) = self.line_prog.as_ref() else {
+            return Ok(());
+        };
+        for s in self.slots.iter_mut().filter(|s| s.lines.is_none()) {
+            let bufs = LineBufs::new(&self.context, &self.exec_q, p, self.slot_bytes, s.out_cap)?;
+            let head = HEAD_ENTRIES.min(bufs.cap_out);
+            s.lines = Some(SlotLines {
+                bufs,
+                info_host: vec![0; 4],
+                head_lines: vec![0; head],
+                head_first: vec![0; head],
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether a batch was enqueued in line mode.
+    pub fn is_line_mode(f: &InFlight) -> bool {
+        f.line_mode
+    }
+
+    /// Waits for a line-mode batch and returns its distinct matching lines;
+    /// `Ok(None)` when they did not fit the device buffers (more matches
+    /// than the result buffer holds, a newline index or line table too
+    /// small): the caller numbers that batch on the host.
+    pub fn complete_lines(
+        &mut self,
+        slot: usize,
+        f: InFlight,
+        batch_no: u64,
+        fault: Option<Fault>,
+        st: &mut StageStats,
+    ) -> Result<Option<BatchLines>, String> {
+        let t = Instant::now();
+        f.count_read.wait().map_err(cl("waiting for the results"))?;
+        if let Some(l) = &f.lines {
+            for e in [&l.info_read, &l.lines_read, &l.first_read] {
+                e.wait().map_err(cl("waiting for the line results"))?;
+            }
+        }
+        st.wait += t.elapsed();
+        if Fault::hits(fault, FaultKind::Lost, batch_no) {
+            return Err(
+                "reading results failed: device lost (injected fault GSEARCH_FAULT=lost)".into(),
+            );
+        }
+        st.host_to_device += span(&f.write);
+        if let Some(k) = &f.kernel {
+            st.kernel += span(k);
+        }
+        st.device_to_host += span(&f.count_read);
+        let s = &mut self.slots[slot];
+        let matches = s.count_host[0];
+        let (Some(l), Some(sl)) = (f.lines, s.lines.as_ref()) else {
+            // Nothing was searched (an empty batch).
+            return Ok(Some(BatchLines {
+                from_device: true,
+                ..BatchLines::default()
+            }));
+        };
+        st.line_kernel += l.events.span();
+        st.device_to_host += span(&l.info_read) + span(&l.lines_read) + span(&l.first_read);
+        let t = Instant::now();
+        let r = lineindex::collect(
+            &self.exec_q,
+            &sl.bufs,
+            &sl.info_host,
+            (&sl.head_lines[..l.head_n], &sl.head_first[..l.head_n]),
+            (matches, s.out_cap as u32),
+        );
+        st.collect += t.elapsed();
+        if let Ok(Some(b)) = &r {
+            st.matches += u64::from(matches);
+            st.line_batches_device += 1;
+            st.lines += b.lines.len() as u64;
+        }
+        r
     }
 
     /// Waits for a batch and returns its sorted match offsets; `Ok(None)`
@@ -432,7 +623,9 @@ impl Gpu {
     ) -> Result<Option<Vec<u64>>, String> {
         let t = Instant::now();
         f.count_read.wait().map_err(cl("waiting for the results"))?;
-        f.head_read.wait().map_err(cl("waiting for the results"))?;
+        if let Some(h) = &f.head_read {
+            h.wait().map_err(cl("waiting for the results"))?;
+        }
         st.wait += t.elapsed();
         if Fault::hits(fault, FaultKind::Lost, batch_no) {
             return Err(
@@ -443,7 +636,8 @@ impl Gpu {
         if let Some(k) = &f.kernel {
             st.kernel += span(k);
         }
-        st.device_to_host += span(&f.count_read) + span(&f.head_read);
+        st.device_to_host +=
+            span(&f.count_read) + f.head_read.as_ref().map(span).unwrap_or_default();
 
         let s = &mut self.slots[slot];
         let c = s.count_host[0] as usize;

@@ -9,6 +9,8 @@
 //! - `kernels`: kernel choice ([`KernelKind`]), pattern packing, launches
 //! - `gpu`: context, queues, buffers, one batch's enqueue/collect
 //! - `engine`: [`OpenClEngine`], options, failure policy, `BatchEngine`
+//! - `lineindex`: line numbers of matches on the device (newline index,
+//!   batched lower-bound search, per-line dedupe) and the host reference
 //! - `stream`: [`BatchSource`], [`StageStats`], the pipelined `stream`
 //! - `fault`: test-only fault injection (`GSEARCH_FAULT`)
 //! - `bench`: the kernel benchmark behind `gsearch-bench-kernels`
@@ -26,6 +28,7 @@ mod engine;
 mod fault;
 mod gpu;
 mod kernels;
+mod lineindex;
 pub mod many;
 mod program;
 mod stream;
@@ -39,4 +42,5 @@ pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine
 pub use fault::{Fault, FaultKind};
 pub use gpu::InitStats;
 pub use kernels::{CHAR16_MAX_LEN, CHAR16_MAX_PATTERNS, KernelKind, PAD, anchor_for};
-pub use stream::{BatchSink, BatchSource, StageStats};
+pub use lineindex::{BatchLines, LineIndexer, host_lines, newline_capacity};
+pub use stream::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};

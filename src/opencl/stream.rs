@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 use crate::engine::MatchSet;
 
 use super::engine::{OpenClEngine, State};
-use super::gpu::InFlight;
+use super::gpu::{Gpu, InFlight};
 use super::kernels::PAD;
+use super::lineindex::{BatchLines, host_lines};
 
 /// Where batches come from. `fill` writes up to `buf.len()` bytes (the
 /// engine's [`OpenClEngine::batch_capacity`]) at the start of `buf` - e.g.
@@ -36,9 +37,27 @@ use super::kernels::PAD;
 /// The consumer of a stream: `(tag, staged bytes, matches) -> keep going?`.
 pub type BatchSink<'a, T> = dyn FnMut(T, &[u8], MatchSet) -> bool + 'a;
 
+/// What [`OpenClEngine::stream_lines`] hands over for one batch.
+#[derive(Debug)]
+pub enum BatchResult {
+    /// Sorted match offsets (a batch the source did not want lines for).
+    Offsets(MatchSet),
+    /// The distinct matching lines (see [`BatchLines`]).
+    Lines(BatchLines),
+}
+
+/// The consumer of [`OpenClEngine::stream_lines`].
+pub type LineSink<'a, T> = dyn FnMut(T, &[u8], BatchResult) -> bool + 'a;
+
 pub trait BatchSource {
     type Tag: Send;
     fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Self::Tag)>;
+
+    /// Whether the batch just filled should come back as distinct matching
+    /// lines instead of offsets ([`OpenClEngine::stream_lines`] only).
+    fn wants_lines(&self, _tag: &Self::Tag) -> bool {
+        false
+    }
 }
 
 /// Where the time went (`--stats`). Device times come from OpenCL profiling
@@ -77,8 +96,15 @@ pub struct StageStats {
     pub cpu_batches: u64,
     /// Kernel re-runs because the result buffer overflowed.
     pub overflow_reruns: u64,
-    /// Match offsets delivered.
+    /// Match offsets delivered (found, for batches returned as lines).
     pub matches: u64,
+    /// Line-index kernels (device time, first start to last end).
+    pub line_kernel: Duration,
+    /// Batches returned as lines numbered on the device / on the host.
+    pub line_batches_device: u64,
+    pub line_batches_host: u64,
+    /// Distinct matching lines numbered on the device.
+    pub lines: u64,
     /// Set when the device failed (the reason).
     pub device_failure: Option<String>,
 }
@@ -117,6 +143,16 @@ impl StageStats {
             ms(self.finish),
             ms(self.cpu_search)
         );
+        if self.line_batches_device + self.line_batches_host > 0 {
+            s += &format!(
+                "  line numbers: {} batches on the device ({} matching lines, line kernels \
+                 {:.1} ms), {} on the host\n",
+                self.line_batches_device,
+                self.lines,
+                ms(self.line_kernel),
+                self.line_batches_host
+            );
+        }
         if let Some(f) = &self.device_failure {
             s += &format!("  device failed: {f}\n");
         }
@@ -130,6 +166,7 @@ struct Pending<T> {
     tag: T,
     inflight: Option<InFlight>,
     batch_no: u64,
+    lines: bool,
 }
 
 /// A byte region the loop fills and reads: a mapped slot or the heap buffer.
@@ -154,6 +191,43 @@ impl OpenClEngine {
         &self,
         src: &mut S,
         sink: &mut BatchSink<'_, S::Tag>,
+    ) -> StageStats {
+        let mut wrapped = |tag, bytes: &[u8], r: BatchResult| match r {
+            BatchResult::Offsets(m) => sink(tag, bytes, m),
+            // Never produced without line mode; offsets of the lines' first
+            // matches are the closest honest answer.
+            BatchResult::Lines(l) => sink(
+                tag,
+                bytes,
+                MatchSet {
+                    offsets: l.first.iter().map(|&o| u64::from(o)).collect(),
+                },
+            ),
+        };
+        self.stream_impl(src, &mut wrapped, false)
+    }
+
+    /// Like [`OpenClEngine::stream`], but batches for which
+    /// [`BatchSource::wants_lines`] says yes come back as their distinct
+    /// matching lines ([`BatchResult::Lines`]), numbered on the device
+    /// (`kernels/line_index.cl`) after the match kernel; only those lines
+    /// are read back. A batch the device cannot number (more matches than
+    /// its result buffer, lines shorter than 4 bytes on average) or one
+    /// searched on the CPU after a failure is numbered on the host from its
+    /// staged bytes, with the same result.
+    pub fn stream_lines<S: BatchSource>(
+        &self,
+        src: &mut S,
+        sink: &mut LineSink<'_, S::Tag>,
+    ) -> StageStats {
+        self.stream_impl(src, sink, true)
+    }
+
+    fn stream_impl<S: BatchSource>(
+        &self,
+        src: &mut S,
+        sink: &mut LineSink<'_, S::Tag>,
+        line_mode: bool,
     ) -> StageStats {
         let t_wall = Instant::now();
         let mut st = self.lock();
@@ -182,8 +256,19 @@ impl OpenClEngine {
                 self.fail(&mut st, e);
             }
         }
+        if line_mode && self.device_ok(&st) {
+            let cache = &self.opts.cache;
+            let r = st
+                .gpu
+                .as_mut()
+                .map(|g| g.ensure_lines(cache))
+                .unwrap_or(Ok(()));
+            if let Err(e) = r {
+                self.fail(&mut st, e);
+            }
+        }
 
-        self.run(&mut st, cap, nslots, src, sink, &mut stats);
+        self.run(&mut st, cap, nslots, src, sink, line_mode, &mut stats);
         stats.device_failure = self.device_failure();
         stats.wall = t_wall.elapsed();
         stats
@@ -210,28 +295,77 @@ impl OpenClEngine {
         v
     }
 
+    /// Hands a batch searched on the host (or whose device results were
+    /// offsets) to the sink, numbering its lines here when it wants lines.
+    #[allow(clippy::too_many_arguments)]
     fn deliver<T>(
         &self,
-        sink: &mut BatchSink<'_, T>,
+        sink: &mut LineSink<'_, T>,
         tag: T,
         data: &[u8],
         offsets: Vec<u64>,
+        lines: bool,
         stats: &mut StageStats,
     ) -> bool {
         stats.matches += offsets.len() as u64;
+        let r = if lines {
+            let t = Instant::now();
+            let l = host_lines(data, &offsets);
+            stats.collect += t.elapsed();
+            stats.line_batches_host += 1;
+            BatchResult::Lines(l)
+        } else {
+            BatchResult::Offsets(MatchSet { offsets })
+        };
+        self.deliver_result(sink, tag, data, r, stats)
+    }
+
+    fn deliver_result<T>(
+        &self,
+        sink: &mut LineSink<'_, T>,
+        tag: T,
+        data: &[u8],
+        r: BatchResult,
+        stats: &mut StageStats,
+    ) -> bool {
         let t = Instant::now();
-        let go_on = sink(tag, data, MatchSet { offsets });
+        let go_on = sink(tag, data, r);
         stats.finish += t.elapsed();
         go_on
     }
 
+    /// Collects a device batch: `Ok(Some)` with its result, `Ok(None)` when
+    /// the host must search it (results too big for the device buffers).
+    fn collect(
+        gpu: &mut Gpu,
+        slot: usize,
+        f: InFlight,
+        batch_no: u64,
+        fault: Option<super::fault::Fault>,
+        stats: &mut StageStats,
+    ) -> Result<Option<BatchResult>, String> {
+        if Gpu::is_line_mode(&f) {
+            Ok(gpu
+                .complete_lines(slot, f, batch_no, fault, stats)?
+                .map(BatchResult::Lines))
+        } else {
+            let r = gpu.complete(slot, f, batch_no, fault, stats)?;
+            if let Some(v) = &r {
+                stats.matches += v.len() as u64;
+            }
+            Ok(r.map(|offsets| BatchResult::Offsets(MatchSet { offsets })))
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn run<S: BatchSource>(
         &self,
         st: &mut State,
         cap: usize,
         nslots: usize,
         src: &mut S,
-        sink: &mut BatchSink<'_, S::Tag>,
+        sink: &mut LineSink<'_, S::Tag>,
+        line_mode: bool,
         stats: &mut StageStats,
     ) {
         let fault = self.opts.fault;
@@ -263,7 +397,8 @@ impl OpenClEngine {
                 stats.batches += 1;
                 let batch_no = st.batch_no;
                 st.batch_no += 1;
-                let inflight = match gpu.enqueue(slot, n, batch_no, fault) {
+                let lines = line_mode && src.wants_lines(&tag);
+                let inflight = match gpu.enqueue(slot, n, batch_no, fault, lines) {
                     Ok(f) => Some(f),
                     Err(e) => {
                         self.fail(st, e);
@@ -276,14 +411,15 @@ impl OpenClEngine {
                     tag,
                     inflight,
                     batch_no,
+                    lines,
                 });
             }
 
             if let Some(p) = pending.pop_front() {
-                let offsets = match (p.inflight, self.device_ok(st)) {
+                let result = match (p.inflight, self.device_ok(st)) {
                     (Some(f), true) => {
                         let r = match st.gpu.as_mut() {
-                            Some(g) => g.complete(p.slot, f, p.batch_no, fault, stats),
+                            Some(g) => Self::collect(g, p.slot, f, p.batch_no, fault, stats),
                             None => Err("no device".into()),
                         };
                         match r {
@@ -300,11 +436,13 @@ impl OpenClEngine {
                 let Some(gpu) = st.gpu.as_ref() else { break };
                 let (ptr, _) = gpu.host_region(p.slot);
                 let data: &[u8] = region(ptr, p.n);
-                let offsets = match offsets {
-                    Some(v) => v,
-                    None => self.cpu_offsets(data, stats),
+                let go_on = match result {
+                    Some(r) => self.deliver_result(sink, p.tag, data, r, stats),
+                    None => {
+                        let offsets = self.cpu_offsets(data, stats);
+                        self.deliver(sink, p.tag, data, offsets, p.lines, stats)
+                    }
                 };
-                let go_on = self.deliver(sink, p.tag, data, offsets, stats);
                 free.push_back(p.slot);
                 if !go_on {
                     // Stop: let the device finish what it has (its reads
@@ -333,9 +471,10 @@ impl OpenClEngine {
             let n = n.min(cap);
             stats.bytes += n as u64;
             stats.batches += 1;
+            let lines = line_mode && src.wants_lines(&tag);
             let heap = std::mem::take(&mut st.heap);
             let offsets = self.cpu_offsets(&heap[..n], stats);
-            let go_on = self.deliver(sink, tag, &heap[..n], offsets, stats);
+            let go_on = self.deliver(sink, tag, &heap[..n], offsets, lines, stats);
             st.heap = heap;
             if !go_on {
                 return;
