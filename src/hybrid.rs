@@ -175,12 +175,19 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             .ok()
     };
     std::thread::scope(|s| {
-        for _ in 0..threads {
+        // Once the device runs, its feeder copies chunks into staging
+        // buffers with `fill_threads` threads; that many CPU workers step
+        // back so the copies are not starved of cores.
+        let keep = threads
+            .saturating_sub(crate::offload::fill_threads())
+            .max(1);
+        for w in 0..threads {
             let (shared, file) = (&*shared, &*file);
             s.spawn(move || {
                 let mut took = None;
                 loop {
-                    if took.is_some_and(|t| shared.device_outpaces(t)) {
+                    let device_up = shared.device_chunks.load(Ordering::Relaxed) > 0;
+                    if (device_up && w >= keep) || took.is_some_and(|t| shared.device_outpaces(t)) {
                         break;
                     }
                     let i = shared.next.fetch_add(1, Ordering::Relaxed);

@@ -318,7 +318,7 @@ pub(crate) fn pread_parallel(
 }
 
 /// Threads that fill staging buffers.
-fn fill_threads() -> usize {
+pub(crate) fn fill_threads() -> usize {
     crate::cores().min(8)
 }
 
