@@ -165,6 +165,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         device_note: Mutex::new(Vec::new()),
     });
     let set = plan.literals.clone().expect("suits() checked");
+    let set_len = set.patterns.len();
     let threads = crate::cores();
 
     let device = {
@@ -178,9 +179,16 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         // Once the device runs, its feeder copies chunks into staging
         // buffers with `fill_threads` threads; that many CPU workers step
         // back so the copies are not starved of cores.
-        let keep = threads
-            .saturating_sub(crate::offload::fill_threads())
-            .max(1);
+        // With a big literal set the device is many times faster than a
+        // CPU worker, whose chunks would only lengthen the tail: then the
+        // CPU bridges the device's start-up and stops.
+        let keep = if set_len >= crate::plan::HASHED_MIN_PATTERNS {
+            0
+        } else {
+            threads
+                .saturating_sub(crate::offload::fill_threads())
+                .max(1)
+        };
         for w in 0..threads {
             let (shared, file) = (&*shared, &*file);
             s.spawn(move || {
