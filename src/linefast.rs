@@ -181,13 +181,7 @@ fn format_segment(
                 continue;
             }
         }
-        out.extend_from_slice(prefix);
-        out.extend_from_slice(num.format(line).as_bytes());
-        out.push(b':');
-        out.extend_from_slice(text);
-        if !text.ends_with(b"\n") {
-            out.push(b'\n');
-        }
+        push_line(&mut out, prefix, num.format(line), text);
     }
     out
 }
@@ -267,15 +261,21 @@ fn format_numbered(
                 continue;
             }
         }
-        out.extend_from_slice(prefix);
-        out.extend_from_slice(num.format(line).as_bytes());
-        out.push(b':');
-        out.extend_from_slice(text);
-        if !text.ends_with(b"\n") {
-            out.push(b'\n');
-        }
+        push_line(&mut out, prefix, num.format(line), text);
     }
     out
+}
+
+/// Appends `PREFIX LINE:TEXT` (TEXT gets a `\n` when the file's last line
+/// lacks one), as ripgrep's standard printer writes a numbered line.
+fn push_line(out: &mut Vec<u8>, prefix: &[u8], number: &str, text: &[u8]) {
+    out.extend_from_slice(prefix);
+    out.extend_from_slice(number.as_bytes());
+    out.push(b':');
+    out.extend_from_slice(text);
+    if !text.ends_with(b"\n") {
+        out.push(b'\n');
+    }
 }
 
 /// Prints `data`'s result through the parallel count or numbered-lines
