@@ -61,7 +61,7 @@ pub fn search<W: WriteColor>(
         r
     } else {
         searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
-        let m = OffsetMatcher::confirmed(&plan.matcher, &map, &lines.starts);
+        let m = OffsetMatcher::confirmed(plan.line_matcher(), &map, &lines.starts);
         printer.search(searcher, m, &hay.path, Input::Slice(&map))
     };
     if map.faulted() {

@@ -254,7 +254,12 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     let result = if shared.nul.load(Ordering::Relaxed) {
         // Binary data: ripgrep's own handling of the mapped bytes.
         srch.set_binary_detection(binary_detection(cfg, true));
-        printer.search(&mut srch, &plan.matcher, &hay.path, Input::Slice(data))
+        printer.search(
+            &mut srch,
+            plan.line_matcher(),
+            &hay.path,
+            Input::Slice(data),
+        )
     } else if let Some(r) = crate::linefast::try_print(
         cfg,
         &hay.path,

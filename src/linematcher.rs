@@ -3,7 +3,12 @@
 //! line?") is answered by [`HashedLiterals`] when the plan is a large
 //! literal set that decides lines exactly (an Aho-Corasick automaton for
 //! thousands of patterns is cache-bound; see `engine::hashed`). Match
-//! bounds for `-o`, colors and `--count-matches` still come from the regex.
+//! bounds (`-o`, colors, `--count-matches`, `--stats`) come from the
+//! finder too when it knows the patterns' order (each pattern its own
+//! literal); otherwise from the regex, started where the finder saw the
+//! next occurrence, so that it decides only the end, a few bytes, instead
+//! of scanning with an automaton that thousands of patterns push out of the
+//! caches.
 
 use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
 use grep_regex::{RegexCaptures, RegexMatcher};
@@ -22,7 +27,16 @@ impl Matcher for LineMatcher<'_> {
     type Error = NoError;
 
     fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, NoError> {
-        self.inner.find_at(haystack, at)
+        match self.fast {
+            // The set decides lines exactly and has no look-around, so the
+            // leftmost match starts at the first occurrence the finder sees.
+            Some(f) if f.ranked() => Ok(f.find_match(haystack, at).map(|(s, e)| Match::new(s, e))),
+            Some(f) => match f.find(haystack, at) {
+                Some(i) => self.inner.find_at(haystack, i),
+                None => Ok(None),
+            },
+            None => self.inner.find_at(haystack, at),
+        }
     }
 
     fn new_captures(&self) -> Result<RegexCaptures, NoError> {

@@ -590,7 +590,7 @@ impl<'a> Finisher<'a> {
                 self.cfg,
                 &mut self.searcher,
                 &mut self.printer,
-                &self.plan.matcher,
+                self.plan.line_matcher(),
                 &p.hay,
             );
             self.emit(&p.hay, r);
@@ -674,9 +674,12 @@ impl<'a> Finisher<'a> {
             } else {
                 Input::Reader(&mut &data[..])
             };
-            return self
-                .printer
-                .search(&mut self.searcher, &self.plan.matcher, &hay.path, input);
+            return self.printer.search(
+                &mut self.searcher,
+                self.plan.line_matcher(),
+                &hay.path,
+                input,
+            );
         }
         let m = OffsetMatcher::for_plan(self.plan, data, offsets);
         let r = self

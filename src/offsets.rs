@@ -1,17 +1,19 @@
 //! A matcher that answers "where is the next candidate line" from offsets an
 //! engine already found, and delegates everything else (confirming a line,
-//! finding match bounds for `-o`, colors, `--column`) to the exact matcher.
+//! finding match bounds for `-o`, colors, `--column`) to the exact matcher
+//! (the plan's [`LineMatcher`](crate::linematcher::LineMatcher)).
 //!
 //! This is ripgrep's `find_candidate_line` hook: the searcher skips straight
 //! to the next offset instead of scanning the text, so the host's work is
 //! proportional to the matching lines, not to the input.
 
 use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
-use grep_regex::{RegexCaptures, RegexMatcher};
+
+use crate::linematcher::LineMatcher;
 
 /// Candidate lines from precomputed offsets into one slice.
-pub struct OffsetMatcher<'a> {
-    inner: &'a RegexMatcher,
+pub struct OffsetMatcher<'a, M> {
+    inner: M,
     base: usize,
     len: usize,
     offsets: &'a [u64],
@@ -19,10 +21,21 @@ pub struct OffsetMatcher<'a> {
     confirmed: bool,
 }
 
-impl<'a> OffsetMatcher<'a> {
+impl<'a> OffsetMatcher<'a, LineMatcher<'a>> {
+    /// Candidate or confirmed offsets, as the plan allows: occurrences of
+    /// an exact literal set mark exactly the matching lines.
+    pub fn for_plan(plan: &'a crate::plan::Plan, slice: &'a [u8], offsets: &'a [u64]) -> Self {
+        OffsetMatcher {
+            confirmed: plan.exact_lines,
+            ..OffsetMatcher::new(plan.line_matcher(), slice, offsets)
+        }
+    }
+}
+
+impl<'a, M: Matcher<Error = NoError>> OffsetMatcher<'a, M> {
     /// `offsets` are sorted positions inside `slice`, the exact bytes that
     /// will be handed to `Searcher::search_slice`.
-    pub fn new(inner: &'a RegexMatcher, slice: &'a [u8], offsets: &'a [u64]) -> OffsetMatcher<'a> {
+    pub fn new(inner: M, slice: &'a [u8], offsets: &'a [u64]) -> Self {
         OffsetMatcher {
             inner,
             base: slice.as_ptr() as usize,
@@ -32,26 +45,9 @@ impl<'a> OffsetMatcher<'a> {
         }
     }
 
-    /// Candidate or confirmed offsets, as the plan allows: occurrences of
-    /// an exact literal set mark exactly the matching lines.
-    pub fn for_plan(
-        plan: &'a crate::plan::Plan,
-        slice: &'a [u8],
-        offsets: &'a [u64],
-    ) -> OffsetMatcher<'a> {
-        OffsetMatcher {
-            confirmed: plan.exact_lines,
-            ..OffsetMatcher::new(&plan.matcher, slice, offsets)
-        }
-    }
-
     /// `line_starts` are the starts of exactly the matching lines, so the
     /// searcher need not confirm them.
-    pub fn confirmed(
-        inner: &'a RegexMatcher,
-        slice: &'a [u8],
-        line_starts: &'a [u64],
-    ) -> OffsetMatcher<'a> {
+    pub fn confirmed(inner: M, slice: &'a [u8], line_starts: &'a [u64]) -> Self {
         OffsetMatcher {
             confirmed: true,
             ..OffsetMatcher::new(inner, slice, line_starts)
@@ -59,15 +55,15 @@ impl<'a> OffsetMatcher<'a> {
     }
 }
 
-impl Matcher for OffsetMatcher<'_> {
-    type Captures = RegexCaptures;
+impl<M: Matcher<Error = NoError>> Matcher for OffsetMatcher<'_, M> {
+    type Captures = M::Captures;
     type Error = NoError;
 
     fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, NoError> {
         self.inner.find_at(haystack, at)
     }
 
-    fn new_captures(&self) -> Result<RegexCaptures, NoError> {
+    fn new_captures(&self) -> Result<M::Captures, NoError> {
         self.inner.new_captures()
     }
 
@@ -83,13 +79,17 @@ impl Matcher for OffsetMatcher<'_> {
         &self,
         haystack: &[u8],
         at: usize,
-        caps: &mut RegexCaptures,
+        caps: &mut M::Captures,
     ) -> Result<bool, NoError> {
         self.inner.captures_at(haystack, at, caps)
     }
 
     fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, NoError> {
         self.inner.shortest_match_at(haystack, at)
+    }
+
+    fn is_match_at(&self, haystack: &[u8], at: usize) -> Result<bool, NoError> {
+        self.inner.is_match_at(haystack, at)
     }
 
     fn line_terminator(&self) -> Option<LineTerminator> {

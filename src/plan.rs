@@ -77,7 +77,11 @@ impl Plan {
         let hashed = literals
             .as_ref()
             .filter(|s| exact_lines && s.patterns.len() >= HASHED_MIN_PATTERNS)
-            .and_then(HashedLiterals::new);
+            .and_then(HashedLiterals::new)
+            .map(|mut h| {
+                rank_by_pattern(&mut h, cfg, case_insensitive);
+                h
+            });
         Ok(Plan {
             matcher,
             literals,
@@ -259,6 +263,35 @@ fn extract(cfg: &Config, case_insensitive: bool) -> Option<(LiteralSet, bool)> {
         folded.extend(case_variants(l)?);
     }
     Some((LiteralSet::new(folded, true), exact))
+}
+
+/// Tells `hashed` the order the patterns were given in, so that it finds
+/// the regex's leftmost-first matches itself, when every pattern is its own
+/// literal (`-F`, or no metacharacters; each ASCII pattern's case variants
+/// share its rank under `-i`). Patterns that are regexes keep the order of
+/// their alternatives inside the regex, which the finder does not model.
+fn rank_by_pattern(hashed: &mut HashedLiterals, cfg: &Config, case_insensitive: bool) {
+    let own_literals = cfg.fixed_strings
+        || cfg
+            .patterns
+            .iter()
+            .all(|p| !p.chars().any(regex_syntax::is_meta_character));
+    if !own_literals {
+        return;
+    }
+    let mut listed: Vec<(u32, Vec<u8>)> = Vec::with_capacity(cfg.patterns.len());
+    for (r, p) in cfg.patterns.iter().enumerate() {
+        let Ok(r) = u32::try_from(r) else { return };
+        if !case_insensitive {
+            listed.push((r, p.as_bytes().to_vec()));
+            continue;
+        }
+        let Some(variants) = case_variants(p.as_bytes()) else {
+            return;
+        };
+        listed.extend(variants.into_iter().map(|v| (r, v.to_ascii_lowercase())));
+    }
+    hashed.rank(listed.iter().map(|(r, p)| (*r, p.as_slice())));
 }
 
 /// The union of every pattern's literals (each pattern extracted on its own,

@@ -22,6 +22,11 @@
 //!
 //! The answer is the same as the naive reference's: every position where
 //! some pattern occurs.
+//!
+//! Given the patterns' order ([`HashedLiterals::rank`]), it also finds
+//! leftmost-first matches as a regex alternation of the patterns would: the
+//! patterns occurring at a position are the longest one and its chain of
+//! parents, and the earliest listed among them wins.
 
 use std::cmp::Ordering;
 
@@ -45,12 +50,17 @@ pub struct HashedLiterals {
     filter: Vec<u64>,
     /// Sorted bytewise (lower-cased under `fold_ascii`), distinct.
     pats: Vec<Vec<u8>>,
+    /// Each pattern's first 8 bytes, big-endian, zero-padded: ordered as
+    /// the patterns are (a tie leaves the order to the full comparison).
+    keys: Vec<u64>,
     /// Index of each pattern's longest proper prefix in `pats`, or NONE.
     parent: Vec<u32>,
     /// Open addressing: (first `q` bytes, start, end) of each run of
     /// patterns sharing them; `end == 0` marks an empty entry.
     table: Vec<(u32, u32, u32)>,
     table_shift: u32,
+    /// The earliest listed pattern equal to each of `pats` (see `rank`).
+    rank: Option<Vec<u32>>,
 }
 
 impl HashedLiterals {
@@ -128,33 +138,95 @@ impl HashedLiterals {
             mask,
             shift,
             filter,
+            keys: pats.iter().map(|p| prefix_key(p)).collect(),
             pats,
             parent,
             table,
             table_shift,
+            rank: None,
         })
+    }
+
+    /// Records the order the patterns were listed in, for [`Self::find_match`]:
+    /// `listed` yields `(rank, pattern)` with every pattern of the set
+    /// (lower-cased under `fold_ascii`) at least once; a pattern listed
+    /// several times keeps its smallest rank. Returns false, recording
+    /// nothing, when some listed pattern is not in the set.
+    pub fn rank<'p>(&mut self, listed: impl IntoIterator<Item = (u32, &'p [u8])>) -> bool {
+        let mut rank = vec![NONE; self.pats.len()];
+        for (r, p) in listed {
+            match self.pats.binary_search_by(|q| q.as_slice().cmp(p)) {
+                Ok(j) => rank[j] = rank[j].min(r),
+                Err(_) => return false,
+            }
+        }
+        if rank.contains(&NONE) {
+            return false;
+        }
+        self.rank = Some(rank);
+        true
+    }
+
+    /// Whether [`Self::find_match`] is available.
+    pub fn ranked(&self) -> bool {
+        self.rank.is_some()
+    }
+
+    /// The leftmost-first match at or after `at`, as `(start, end)`: the
+    /// first position where some pattern occurs and, of the patterns
+    /// occurring there, the earliest listed. `None` also when the set was
+    /// not ranked.
+    pub fn find_match(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
+        let rank = self.rank.as_ref()?;
+        let (i, mut a) = self.find_longest(hay, at)?;
+        let mut best = a;
+        while a != NONE {
+            if rank[a as usize] < rank[best as usize] {
+                best = a;
+            }
+            a = self.parent[a as usize];
+        }
+        Some((i, i + self.pats[best as usize].len()))
     }
 
     /// The first position at or after `at` where some pattern occurs.
     pub fn find(&self, hay: &[u8], at: usize) -> Option<usize> {
+        self.find_longest(hay, at).map(|(i, _)| i)
+    }
+
+    /// The first position at or after `at` where some pattern occurs, and
+    /// the longest pattern occurring there.
+    fn find_longest(&self, hay: &[u8], at: usize) -> Option<(usize, u32)> {
         let n = hay.len();
         if at >= n {
             return None;
         }
+        let mut found = None;
         // Positions with 8 bytes to load; the last few are done one by one.
         if n - at >= 8 {
             let hit = hay[at..].windows(8).enumerate().position(|(i, w)| {
                 let w: [u8; 8] = w.try_into().expect("a window of 8");
-                let k = (u64::from_le_bytes(w) | self.fold_or) & self.mask;
+                let word = u64::from_le_bytes(w);
+                let k = (word | self.fold_or) & self.mask;
                 let h = (k.wrapping_mul(MUL64) >> self.shift) as usize;
-                self.filter[h >> 6] & (1 << (h & 63)) != 0 && self.occurs_at(hay, at + i)
+                if self.filter[h >> 6] & (1 << (h & 63)) == 0 {
+                    return false;
+                }
+                found = self.longest_at(hay, at + i, word);
+                found.is_some()
             });
             if let Some(i) = hit {
-                return Some(at + i);
+                return found.map(|j| (at + i, j));
             }
         }
         let from = at.max(n.saturating_sub(7));
-        (from..n).find(|&i| self.occurs_at(hay, i))
+        (from..n).find_map(|i| {
+            let mut w = [0u8; 8];
+            let tail = &hay[i..];
+            w[..tail.len()].copy_from_slice(tail);
+            self.longest_at(hay, i, u64::from_le_bytes(w))
+                .map(|j| (i, j))
+        })
     }
 
     /// Calls `f` with every position where some pattern occurs, in order.
@@ -166,30 +238,45 @@ impl HashedLiterals {
         }
     }
 
-    /// Whether some pattern occurs at `hay[i..]`.
-    fn occurs_at(&self, hay: &[u8], i: usize) -> bool {
+    /// The longest pattern occurring at `hay[i..]`, if any; `word` holds
+    /// the (up to) 8 bytes there, little-endian, zero past the end.
+    fn longest_at(&self, hay: &[u8], i: usize, word: u64) -> Option<u32> {
         let t = &hay[i..];
         if t.len() < self.min_len {
-            return false;
+            return None;
         }
         let key = if self.fold {
             key_of_folded(t, self.q.min(4))
         } else {
             key_of(t, self.q.min(4))
         };
-        let Some((s, e)) = self.run_of(key) else {
-            return false;
-        };
-        let run = &self.pats[s..e];
-        let k = run.partition_point(|p| self.cmp(p, t) != Ordering::Greater);
-        if k == 0 {
-            return false;
+        let (s, e) = self.run_of(key)?;
+        // Compare the 8-byte prefixes first, the pattern lists only on ties:
+        // a run can hold thousands of patterns (identifiers sharing their
+        // first bytes), and each list entry is a pointer away.
+        let tk = if self.fold { lower8(word) } else { word }.swap_bytes();
+        let (mut lo, mut hi) = (s, e);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let not_above = match self.keys[mid].cmp(&tk) {
+                Ordering::Less => true,
+                Ordering::Greater => false,
+                Ordering::Equal => self.cmp(&self.pats[mid], t) != Ordering::Greater,
+            };
+            if not_above {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
-        let j = s + k - 1;
+        if lo == s {
+            return None;
+        }
+        let j = lo - 1;
         let p = &self.pats[j];
         let l = self.common_prefix(p, t);
         if l == p.len() {
-            return true;
+            return Some(j as u32);
         }
         // The longest pattern that is a prefix of `t` is the longest
         // ancestor of `p` no longer than their common prefix.
@@ -197,7 +284,7 @@ impl HashedLiterals {
         while a != NONE && self.pats[a as usize].len() > l {
             a = self.parent[a as usize];
         }
-        a != NONE
+        (a != NONE).then_some(a)
     }
 
     fn run_of(&self, key: u32) -> Option<(usize, usize)> {
@@ -235,6 +322,27 @@ impl HashedLiterals {
             .take_while(|&(&a, &b)| a == self.fold_byte(b))
             .count()
     }
+}
+
+/// Up to 8 first bytes, zero-padded, as a big-endian number: comparing
+/// two such keys orders the strings as far as their first 8 bytes do.
+fn prefix_key(p: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = p.len().min(8);
+    w[..n].copy_from_slice(&p[..n]);
+    u64::from_be_bytes(w)
+}
+
+/// ASCII upper-case letters of the 8 bytes in `x` lowered (SWAR: a byte's
+/// high bit says whether it lies in `A..=Z`; no carry crosses bytes).
+fn lower8(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let low7 = x & !HIGH;
+    let from_a = low7 + ONES * (0x80 - b'A' as u64);
+    let past_z = low7 + ONES * (0x80 - b'Z' as u64 - 1);
+    let upper = from_a & !past_z & !x & HIGH;
+    x | (upper >> 2)
 }
 
 /// The first `q` (<= 8) bytes as a little-endian number.
@@ -286,6 +394,65 @@ mod tests {
         v
     }
 
+    /// Leftmost-first matches of the patterns in their listed order, one
+    /// after another as a regex alternation finds them.
+    fn naive_leftmost_first(listed: &[Vec<u8>], fold: bool, hay: &[u8]) -> Vec<(usize, usize)> {
+        let occurs = |i: usize, p: &[u8]| {
+            hay.len() - i >= p.len()
+                && if fold {
+                    hay[i..i + p.len()].eq_ignore_ascii_case(p)
+                } else {
+                    &hay[i..i + p.len()] == p
+                }
+        };
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < hay.len() {
+            match listed.iter().find(|p| occurs(i, p)) {
+                Some(p) => {
+                    out.push((i, i + p.len()));
+                    i += p.len();
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
+
+    fn ranked(listed: &[Vec<u8>], fold: bool) -> HashedLiterals {
+        let set = LiteralSet::new(listed.to_vec(), fold);
+        let mut h = HashedLiterals::new(&set).unwrap();
+        let lowered: Vec<Vec<u8>> = listed
+            .iter()
+            .map(|p| {
+                if fold {
+                    p.to_ascii_lowercase()
+                } else {
+                    p.clone()
+                }
+            })
+            .collect();
+        assert!(
+            h.rank(
+                lowered
+                    .iter()
+                    .enumerate()
+                    .map(|(r, p)| (r as u32, p.as_slice()))
+            )
+        );
+        h
+    }
+
+    fn matches(h: &HashedLiterals, hay: &[u8]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some((s, e)) = h.find_match(hay, at) {
+            out.push((s, e));
+            at = e;
+        }
+        out
+    }
+
     fn byte() -> impl Strategy<Value = u8> {
         prop_oneof![
             4 => Just(b'a'),
@@ -312,6 +479,52 @@ mod tests {
             let set = LiteralSet::new(pats, fold);
             let h = HashedLiterals::new(&set).unwrap();
             prop_assert_eq!(found(&h, &hay), naive(&set, &hay));
+        }
+
+        #[test]
+        fn leftmost_first_equals_the_naive_reference(
+            pats in proptest::collection::vec(proptest::collection::vec(byte(), 1..7), 1..40),
+            hay in proptest::collection::vec(byte(), 0..400),
+            fold in any::<bool>(),
+        ) {
+            let listed: Vec<Vec<u8>> = pats.into_iter().filter(|p| !p.contains(&b'\n')).collect();
+            prop_assume!(!listed.is_empty());
+            let h = ranked(&listed, fold);
+            prop_assert_eq!(matches(&h, &hay), naive_leftmost_first(&listed, fold, &hay));
+        }
+    }
+
+    #[test]
+    fn leftmost_first_prefers_the_earlier_listed() {
+        let listed: Vec<Vec<u8>> = [&b"ab"[..], b"abcd", b"abc", b"b", b"AB"]
+            .iter()
+            .map(|p| p.to_vec())
+            .collect();
+        for fold in [false, true] {
+            let h = ranked(&listed, fold);
+            for hay in [&b"abcd"[..], b"xabcabd", b"ABCD", b"bab", b""] {
+                assert_eq!(
+                    matches(&h, hay),
+                    naive_leftmost_first(&listed, fold, hay),
+                    "{hay:?} fold {fold}"
+                );
+            }
+        }
+        let set = LiteralSet::new(listed.clone(), false);
+        let mut h = HashedLiterals::new(&set).unwrap();
+        assert!(!h.rank([(0, &b"zz"[..])]), "a pattern outside the set");
+        assert!(!h.rank([(0, &b"ab"[..])]), "patterns left unranked");
+        assert!(!h.ranked());
+    }
+
+    #[test]
+    fn lower8_lowers_exactly_ascii_capitals() {
+        for b in 0..=255u8 {
+            let x = u64::from_le_bytes([b, b'Z', 0xC1, b'@', b'[', b'a', 0xDA, b'A']);
+            let want = u64::from_le_bytes(
+                [b, b'Z', 0xC1, b'@', b'[', b'a', 0xDA, b'A'].map(|c| c.to_ascii_lowercase()),
+            );
+            assert_eq!(lower8(x), want, "{b:#x}");
         }
     }
 

@@ -518,3 +518,35 @@ gstest!(byte_escape_non_unicode, |dir: Dir, cmd: TestCommand| {
     cmd.args(["-c", r"(?-u)caf\xE9", "a.txt"]);
     eqnice!("1\n", cmd.stdout());
 });
+
+// A big word list (100+ patterns: the hashed finder) gives the regex's
+// leftmost-first matches for -o and --count-matches: earlier listed
+// patterns win at one position, prefixes and duplicates included, and
+// under -i the Kelvin sign and long s count as k and s.
+gstest!(word_list_leftmost_first, |dir: Dir, cmd: TestCommand| {
+    let mut words: Vec<String> = vec!["ab", "abcd", "abc", "b", "ka", "sk", "w1", "ab", "KA"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    words.extend((0..200).map(|i| format!("w{}", i * 7 % 201)));
+    words.push("w10x".to_string());
+    dir.create("words", &(words.join("\n") + "\n"));
+    let text = "abcd w10 w1 KA \u{17F}k \u{212A}a w199x\nxx abcab w10x\nnothing here\nw14w140\n";
+    dir.create("a.txt", text);
+    let alternation = words.join("|");
+    for flags in [
+        &["-o"][..],
+        &["--count-matches"],
+        &["-o", "-i"],
+        &["-c", "-i"],
+        &["-o", "-b"],
+    ] {
+        let mut want = dir.command();
+        want.args(flags).args(["-e", &alternation, "a.txt"]);
+        let mut got = dir.command();
+        got.args(flags).args(["-F", "-f", "words", "a.txt"]);
+        eqnice!(want.stdout(), got.stdout());
+    }
+    cmd.args(["-o", "-F", "-f", "words", "a.txt"]);
+    eqnice!("ab\nw1\nw1\nKA\nw1\nab\nab\nw1\nw1\nw1\n", cmd.stdout());
+});
