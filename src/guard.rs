@@ -238,6 +238,29 @@ impl GuardedMap {
         Ok(Some(GuardedMap { map, slot }))
     }
 
+    /// Drops the pages of `range` from this process's resident set (they
+    /// stay in the page cache, and a later read maps them again): a worker
+    /// done with a part of a big file keeps the peak RSS to what is being
+    /// searched, not the whole file. Errors are ignored (only a hint).
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        let range = range.start.min(self.map.len())..range.end.min(self.map.len());
+        if range.is_empty() {
+            return;
+        }
+        // SAFETY: the map is a read-only file mapping: MADV_DONTNEED only
+        // unmaps its pages, and a later load maps the file's bytes again
+        // (no private copy exists that could be lost), so every reference
+        // into the map stays valid and reads the same file. The range lies
+        // inside the map (clamped above).
+        let _ = unsafe {
+            self.map.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                range.start,
+                range.len(),
+            )
+        };
+    }
+
     /// Whether a read of this map faulted (the file shrank under it): the
     /// bytes past the fault read as NUL, so what was found is not to be
     /// trusted and the file is reported with [`SHRANK`].

@@ -190,7 +190,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
                 .max(1)
         };
         for w in 0..threads {
-            let (shared, file) = (&*shared, &*file);
+            let (shared, file, map) = (&*shared, &*file, &map);
             s.spawn(move || {
                 let mut took = None;
                 loop {
@@ -206,7 +206,12 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
                     let (lines, has_nul) = if read_mode_pread() {
                         cpu_chunk_pread(file, data, i, &plan.line_matcher())
                     } else {
-                        cpu_chunk(data, i, &plan.line_matcher())
+                        let r = cpu_chunk(data, i, &plan.line_matcher());
+                        // Searched: its pages leave the RSS (the device
+                        // reads with pread, so only these were mapped in).
+                        let (a, b) = chunk_lines(data, i);
+                        map.release(a..b);
+                        r
                     };
                     shared.answer(i, lines, has_nul, false);
                     took = Some(t.elapsed());
