@@ -7,7 +7,7 @@
 use anyhow::bail;
 
 use crate::cli::EngineArg;
-use crate::config::Config;
+use crate::config::{Config, OutputMode};
 use crate::offload::explicit_bytes;
 use crate::opencl::{DeviceSelector, OpenClEngine};
 use crate::plan::Plan;
@@ -43,13 +43,26 @@ pub fn engine(cfg: &Config, plan: &Plan) -> anyhow::Result<Option<OpenClEngine>>
         }
         EngineArg::Auto => {
             let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
-            if !big || cfg.paths.iter().any(|p| p.as_os_str() == "-") {
+            if !big || stops_early(cfg) || cfg.paths.iter().any(|p| p.as_os_str() == "-") {
                 return Ok(None);
             }
             let sel = selector(cfg, DeviceSelector::Auto);
             Ok(OpenClEngine::new(&sel, set).ok())
         }
     }
+}
+
+/// Searches that end a file at its first matching line (`-l`,
+/// `--files-without-match`, `-q`) or after a few (`-m`): the CPU engine
+/// stops reading there, as ripgrep does, while the device pipeline reads
+/// whole files ahead of the answers. Light work, so `auto` keeps to the CPU.
+fn stops_early(cfg: &Config) -> bool {
+    cfg.quit_after_match
+        || cfg.max_count.is_some()
+        || matches!(
+            cfg.mode,
+            OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
+        )
 }
 
 fn selector(cfg: &Config, default: DeviceSelector) -> DeviceSelector {

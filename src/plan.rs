@@ -21,8 +21,12 @@ use crate::linematcher::LineMatcher;
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
 const MAX_PREFILTER_LITERALS: usize = 250_000;
-/// How many case variants (Kelvin sign, long s) one literal may expand to.
-const MAX_CASE_VARIANTS: usize = 64;
+/// How many case variants (Kelvin sign, long s) one literal may expand to
+/// (10 letters k or s: word lists of identifiers hold a few such words).
+const MAX_CASE_VARIANTS: usize = 1024;
+/// How many case variants a whole set may expand to (identifiers average
+/// about 3 each).
+const MAX_FOLDED_LITERALS: usize = 4 * MAX_PREFILTER_LITERALS;
 
 /// The shape of a pattern set, which decides the engine path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -261,6 +265,9 @@ fn extract(cfg: &Config, case_insensitive: bool) -> Option<(LiteralSet, bool)> {
     let mut folded = Vec::with_capacity(lits.len());
     for l in &lits {
         folded.extend(case_variants(l)?);
+        if folded.len() > MAX_FOLDED_LITERALS {
+            return None;
+        }
     }
     Some((LiteralSet::new(folded, true), exact))
 }
@@ -439,6 +446,10 @@ mod tests {
         assert!(v.contains(&b"ks".to_vec()));
         assert!(v.contains(&"\u{212A}\u{17F}".as_bytes().to_vec()));
         assert_eq!(v.len(), 4);
+        // Identifiers with many k and s (`sessions_tasks_keys`) still make
+        // a literal set under -i; only absurd ones give up.
+        assert_eq!(case_variants(b"sessions_tasks").unwrap().len(), 256);
+        assert!(case_variants(&[b'k'; 11]).is_none());
     }
 
     #[test]

@@ -95,6 +95,28 @@ fn auto_does_not_wait_for_a_slow_device() {
     assert!(text.contains("not waited for"), "{text}");
 }
 
+/// Searches that stop at a file's first matching lines (`-l`, `-q`, `-m`)
+/// stay on the CPU under `auto`, which stops reading where ripgrep does.
+#[test]
+fn auto_keeps_early_stopping_searches_on_the_cpu() {
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let auto = [
+        ("GSEARCH_ENGINE", "auto"),
+        ("GSEARCH_AUTO_MIN_BYTES", "1"),
+        ("GSEARCH_OPENCL_DEVICE", "0"),
+    ];
+    for args in [
+        &["--stats", "-l", "needle"][..],
+        &["--stats", "--files-without-match", "needle"],
+        &["--stats", "-m", "2", "needle"],
+    ] {
+        let (out, _) = run(args, path, &auto);
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.contains("engine: cpu"), "{args:?}: {text}");
+    }
+}
+
 fn check(extra: &[(&str, &str)]) {
     let f = corpus();
     let path = f.path().to_str().unwrap();
