@@ -13,6 +13,7 @@ use grep_searcher::Searcher;
 use termcolor::WriteColor;
 
 use crate::config::{Config, OutputMode};
+use crate::guard::GuardedMap;
 use crate::offsets::OffsetMatcher;
 use crate::plan::Plan;
 use crate::printer::{Input, Printer, SearchResult};
@@ -51,12 +52,19 @@ pub fn search<W: WriteColor>(
     }
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
     let map = crate::guard::GuardedMap::map(&file).ok().flatten()?;
-    let lines = matching_lines(&map, &plan.line_matcher(), threads);
+    let lines = matching_lines(&map, &plan.line_matcher(), threads, Some(&map));
     if lines.has_nul {
         return None;
     }
-    let fast =
-        crate::linefast::try_print(cfg, &hay.path, &map, &lines.starts, None, printer.get_mut());
+    let fast = crate::linefast::try_print(
+        cfg,
+        &hay.path,
+        &map,
+        &lines.starts,
+        None,
+        Some(&map),
+        printer.get_mut(),
+    );
     let result = if let Some(r) = fast {
         r
     } else {
@@ -70,6 +78,9 @@ pub fn search<W: WriteColor>(
     Some(result)
 }
 
+/// Bytes a thread searches before releasing their pages.
+const PIECE: usize = 32 << 20;
+
 /// What the threads found.
 pub struct Lines {
     /// Start offsets of the matching lines, ascending.
@@ -79,11 +90,15 @@ pub struct Lines {
 }
 
 /// Finds the start of every line of `data` that `matcher` matches, with
-/// `threads` threads.
+/// `threads` threads. With `map` (the map `data` is), each thread releases
+/// the pages it has searched every [`PIECE`] bytes (see
+/// [`GuardedMap::release`]), so the resident set stays near
+/// `threads * PIECE` however big the file.
 pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
     data: &[u8],
     matcher: &M,
     threads: usize,
+    map: Option<&GuardedMap>,
 ) -> Lines {
     let bounds = crate::lines::split(data, 0, data.len(), threads);
     let parts: Vec<(Vec<u64>, bool)> = std::thread::scope(|s| {
@@ -92,12 +107,22 @@ pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
             .map(|w| {
                 let (a, b) = (w[0], w[1]);
                 s.spawn(move || {
-                    let seg = &data[a..b];
-                    let nul = memchr::memchr(0, seg).is_some();
-                    let starts: Vec<u64> = crate::lines::matching_line_starts(seg, matcher)
-                        .into_iter()
-                        .map(|o| (a + o) as u64)
-                        .collect();
+                    let (mut starts, mut nul) = (Vec::new(), false);
+                    let mut from = a;
+                    while from < b {
+                        let to = crate::lines::next_line_start(data, (from + PIECE).min(b)).min(b);
+                        let seg = &data[from..to];
+                        nul |= memchr::memchr(0, seg).is_some();
+                        starts.extend(
+                            crate::lines::matching_line_starts(seg, matcher)
+                                .into_iter()
+                                .map(|o| (from + o) as u64),
+                        );
+                        if let Some(m) = map {
+                            m.release(from..to);
+                        }
+                        from = to;
+                    }
                     (starts, nul)
                 })
             })
@@ -135,6 +160,42 @@ mod tests {
         out
     }
 
+    /// Released pages read back the same: a mapped file bigger than a few
+    /// pieces gives the same lines, and the same count, with and without
+    /// releasing.
+    #[test]
+    fn releasing_searched_pages_changes_nothing() {
+        use std::io::Write;
+        let m = grep_regex::RegexMatcherBuilder::new()
+            .line_terminator(Some(b'\n'))
+            .build("needle")
+            .unwrap();
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        let mut block = Vec::new();
+        for i in 0..100_000u32 {
+            let word = if i % 37 == 0 { "needle" } else { "hay" };
+            writeln!(block, "{i} some {word} text").unwrap();
+        }
+        while f.as_file().metadata().unwrap().len() < 3 * PIECE as u64 + 12345 {
+            f.write_all(&block).unwrap();
+        }
+        f.flush().unwrap();
+        let map = GuardedMap::map(f.as_file()).unwrap().unwrap();
+        let kept = matching_lines(&map, &m, 2, None);
+        let released = matching_lines(&map, &m, 2, Some(&map));
+        assert_eq!(kept.starts, released.starts);
+        assert!(!kept.starts.is_empty());
+        let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-c", "needle", "f"]);
+        let cfg = crate::config::Config::from_cli(cli).unwrap();
+        let path = std::path::Path::new("f");
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        crate::linefast::print_count(&cfg, path, &map, &kept.starts, None, None, &mut a).unwrap();
+        crate::linefast::print_count(&cfg, path, &map, &kept.starts, None, Some(&map), &mut b)
+            .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a, format!("{}\n", kept.starts.len()).into_bytes());
+    }
+
     #[test]
     fn segments_agree_with_a_line_by_line_scan() {
         let m = grep_regex::RegexMatcherBuilder::new()
@@ -156,7 +217,7 @@ mod tests {
         }
         data.extend_from_slice(b"last foo bar");
         for threads in [1, 2, 3, 8, 64] {
-            let got = matching_lines(&data, &m, threads);
+            let got = matching_lines(&data, &m, threads, None);
             assert_eq!(got.starts, reference(&data, &m), "threads {threads}");
             assert!(!got.has_nul);
         }

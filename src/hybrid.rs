@@ -271,6 +271,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         data,
         &offsets,
         (!plan.exact_lines).then_some(&plan.matcher),
+        Some(&map),
         printer.get_mut(),
     ) {
         r

@@ -18,9 +18,12 @@ use grep_matcher::Matcher;
 use grep_regex::RegexMatcher;
 
 use crate::config::{Config, OutputMode};
+use crate::guard::GuardedMap;
 
 /// Bytes of the file handled per round (bounds the output held in memory).
 const WINDOW: usize = 256 << 20;
+/// How far a counting thread reads past pages before releasing them.
+const RELEASE_STEP: usize = 32 << 20;
 
 /// Whether the output asked for is the plain numbered form handled here.
 pub fn eligible(cfg: &Config) -> bool {
@@ -58,6 +61,7 @@ pub fn print<W: Write>(
     data: &[u8],
     starts: &[u64],
     confirm: Option<&RegexMatcher>,
+    map: Option<&GuardedMap>,
     wtr: &mut W,
 ) -> io::Result<bool> {
     let threads = crate::cores();
@@ -76,6 +80,9 @@ pub fn print<W: Write>(
         }
         line_base += counts;
         next += starts[next..].partition_point(|&s| (s as usize) < w1);
+        if let Some(m) = map {
+            m.release(w0..w1);
+        }
         w0 = w1;
     }
     Ok(any)
@@ -283,21 +290,26 @@ fn push_line(out: &mut Vec<u8>, prefix: &[u8], number: &str, text: &[u8]) {
 /// and the bytes are plain text; `None` means "use ripgrep's printer".
 /// `offsets` are sorted; `confirm` is the matcher when they are only
 /// candidates.
+///
+/// With `map` (the map `data` is), pages already read are dropped from the
+/// resident set as the work moves on (see [`GuardedMap::release`]): a count
+/// over a whole big file then holds a few windows, not the file.
 pub fn try_print<W: Write>(
     cfg: &Config,
     path: &Path,
     data: &[u8],
     offsets: &[u64],
     confirm: Option<&RegexMatcher>,
+    map: Option<&GuardedMap>,
     wtr: &mut W,
 ) -> Option<io::Result<crate::printer::SearchResult>> {
     if !plain_text(data) {
         return None;
     }
     let printed = if count_eligible(cfg) {
-        print_count(cfg, path, data, offsets, confirm, wtr)
+        print_count(cfg, path, data, offsets, confirm, map, wtr)
     } else if eligible(cfg) {
-        print(cfg, path, data, offsets, confirm, wtr)
+        print(cfg, path, data, offsets, confirm, map, wtr)
     } else {
         return None;
     };
@@ -327,6 +339,7 @@ pub fn print_count<W: Write>(
     data: &[u8],
     offsets: &[u64],
     confirm: Option<&RegexMatcher>,
+    map: Option<&GuardedMap>,
     wtr: &mut W,
 ) -> io::Result<bool> {
     let threads = crate::cores();
@@ -334,7 +347,7 @@ pub fn print_count<W: Write>(
     let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
         let hs: Vec<_> = offsets
             .chunks(per)
-            .map(|part| s.spawn(move || line_starts(data, part, confirm)))
+            .map(|part| s.spawn(move || line_starts(data, part, confirm, map)))
             .collect();
         hs.into_iter()
             .map(|h| h.join().expect("count thread"))
@@ -368,14 +381,27 @@ pub fn write_count(cfg: &Config, path: &Path, count: u64, out: &mut Vec<u8>) {
     }
 }
 
-/// The distinct starts of the (confirmed) lines holding `offsets`.
-fn line_starts(data: &[u8], offsets: &[u64], confirm: Option<&RegexMatcher>) -> Vec<u64> {
+/// The distinct starts of the (confirmed) lines holding `offsets`; with
+/// `map`, the pages passed are released every [`RELEASE_STEP`] bytes.
+fn line_starts(
+    data: &[u8],
+    offsets: &[u64],
+    confirm: Option<&RegexMatcher>,
+    map: Option<&GuardedMap>,
+) -> Vec<u64> {
     let mut out: Vec<u64> = Vec::with_capacity(offsets.len());
     let mut line_end = 0usize;
+    let mut kept_from = offsets.first().map_or(0, |&o| o as usize);
     for &o in offsets {
         let o = o as usize;
         if o >= data.len() || (o < line_end && !out.is_empty()) {
             continue;
+        }
+        if let Some(m) = map.filter(|_| o - kept_from.min(o) > RELEASE_STEP) {
+            // Lines before the previous line end are done with.
+            let to = line_end.max(kept_from);
+            m.release(kept_from..to);
+            kept_from = to;
         }
         let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
         let le = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
@@ -389,6 +415,9 @@ fn line_starts(data: &[u8], offsets: &[u64], confirm: Option<&RegexMatcher>) -> 
             }
         }
         out.push(ls as u64);
+    }
+    if let Some(m) = map {
+        m.release(kept_from..line_end.max(kept_from));
     }
     out
 }
@@ -451,9 +480,18 @@ mod tests {
                 if seed % 2 == 0 {
                     data.extend_from_slice(b"foo at the end");
                 }
-                let lines = crate::bigfile::matching_lines(&data, &plan.matcher, 3);
+                let lines = crate::bigfile::matching_lines(&data, &plan.matcher, 3, None);
                 let mut got = Vec::new();
-                print(&cfg, Path::new("f"), &data, &lines.starts, None, &mut got).unwrap();
+                print(
+                    &cfg,
+                    Path::new("f"),
+                    &data,
+                    &lines.starts,
+                    None,
+                    None,
+                    &mut got,
+                )
+                .unwrap();
                 assert_eq!(
                     String::from_utf8_lossy(&got),
                     String::from_utf8_lossy(&reference(&cfg, &plan, &data)),
@@ -468,6 +506,7 @@ mod tests {
                     &data,
                     &cands,
                     Some(&plan.matcher),
+                    None,
                     &mut got2,
                 )
                 .unwrap();
@@ -484,7 +523,7 @@ mod tests {
             let plan = crate::plan::Plan::new(&cfg).unwrap();
             for len in [0, 1, 7, 500, 20_000] {
                 let data = text(len as u64, len);
-                let lines = crate::bigfile::matching_lines(&data, &plan.matcher, 3);
+                let lines = crate::bigfile::matching_lines(&data, &plan.matcher, 3, None);
                 let numbers: Vec<u64> = lines
                     .starts
                     .iter()
@@ -514,8 +553,8 @@ mod tests {
         let data = text(9, 3000);
         let bad = [5000u64, 3, 90, 2, u64::MAX / 2, 40, 41, 7];
         let mut out = Vec::new();
-        print(&cfg, Path::new("f"), &data, &bad, None, &mut out).unwrap();
+        print(&cfg, Path::new("f"), &data, &bad, None, None, &mut out).unwrap();
         let ccfg = config(&["-c", "foo", "f"]);
-        print_count(&ccfg, Path::new("f"), &data, &bad, None, &mut out).unwrap();
+        print_count(&ccfg, Path::new("f"), &data, &bad, None, None, &mut out).unwrap();
     }
 }

@@ -746,7 +746,8 @@ impl<'a> Finisher<'a> {
                 // rescan of the file.
                 let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
                 let w = self.printer.get_mut();
-                crate::linefast::try_print(self.cfg, &hay.path, data, &big.offsets, m, w)
+                let map = map.as_ref();
+                crate::linefast::try_print(self.cfg, &hay.path, data, &big.offsets, m, map, w)
             })
             .flatten()
         {
