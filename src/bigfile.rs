@@ -56,15 +56,13 @@ pub fn search<W: WriteColor>(
     if lines.has_nul {
         return None;
     }
-    let fast = crate::linefast::try_print(
-        cfg,
-        &hay.path,
-        &map,
-        &lines.starts,
-        None,
-        Some(&map),
-        printer.get_mut(),
-    );
+    let text = crate::linefast::Text {
+        data: &map,
+        map: Some(&map),
+        matcher: plan.line_matcher(),
+        confirm: false,
+    };
+    let fast = crate::linefast::try_print(cfg, &hay.path, text, &lines.starts, printer.get_mut());
     let result = if let Some(r) = fast {
         r
     } else {
@@ -188,10 +186,20 @@ mod tests {
         let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-c", "needle", "f"]);
         let cfg = crate::config::Config::from_cli(cli).unwrap();
         let path = std::path::Path::new("f");
+        let plan = crate::plan::Plan::new(&cfg).unwrap();
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        crate::linefast::print_count(&cfg, path, &map, &kept.starts, None, None, &mut a).unwrap();
-        crate::linefast::print_count(&cfg, path, &map, &kept.starts, None, Some(&map), &mut b)
-            .unwrap();
+        let plain = crate::linefast::Text {
+            data: &map,
+            map: None,
+            matcher: plan.line_matcher(),
+            confirm: false,
+        };
+        let releasing = crate::linefast::Text {
+            map: Some(&map),
+            ..plain
+        };
+        crate::linefast::print_count(&cfg, path, plain, &kept.starts, &mut a).unwrap();
+        crate::linefast::print_count(&cfg, path, releasing, &kept.starts, &mut b).unwrap();
         assert_eq!(a, b);
         assert_eq!(a, format!("{}\n", kept.starts.len()).into_bytes());
     }

@@ -268,10 +268,13 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     } else if let Some(r) = crate::linefast::try_print(
         cfg,
         &hay.path,
-        data,
+        crate::linefast::Text {
+            data,
+            map: Some(&map),
+            matcher: plan.line_matcher(),
+            confirm: !plan.exact_lines,
+        },
         &offsets,
-        (!plan.exact_lines).then_some(&plan.matcher),
-        Some(&map),
         printer.get_mut(),
     ) {
         r

@@ -19,6 +19,7 @@ use grep_regex::RegexMatcher;
 
 use crate::config::{Config, OutputMode};
 use crate::guard::GuardedMap;
+use crate::linematcher::LineMatcher;
 
 /// Bytes of the file handled per round (bounds the output held in memory).
 const WINDOW: usize = 256 << 20;
@@ -285,90 +286,213 @@ fn push_line(out: &mut Vec<u8>, prefix: &[u8], number: &str, text: &[u8]) {
     }
 }
 
-/// Prints `data`'s result through the parallel count or numbered-lines
-/// path when the output allows one (see [`count_eligible`], [`eligible`])
-/// and the bytes are plain text; `None` means "use ripgrep's printer".
-/// `offsets` are sorted; `confirm` is the matcher when they are only
-/// candidates.
-///
-/// With `map` (the map `data` is), pages already read are dropped from the
-/// resident set as the work moves on (see [`GuardedMap::release`]): a count
-/// over a whole big file then holds a few windows, not the file.
+/// The bytes whose lines are printed or counted, and how to read them.
+#[derive(Clone, Copy)]
+pub struct Text<'a> {
+    pub data: &'a [u8],
+    /// The map `data` is, if mapped: pages already read are dropped from
+    /// the resident set as the work moves on (see
+    /// [`GuardedMap::release`]), so a pass over a whole big file holds a
+    /// few windows, not the file.
+    pub map: Option<&'a GuardedMap>,
+    /// The plan's matcher: it confirms candidate lines and counts matches.
+    pub matcher: LineMatcher<'a>,
+    /// The offsets are only candidates, whose lines the matcher confirms
+    /// (else they are occurrences of an exact literal set).
+    pub confirm: bool,
+}
+
+impl<'a> Text<'a> {
+    fn confirmer(&self) -> Option<&'a RegexMatcher> {
+        self.confirm.then_some(self.matcher.inner)
+    }
+}
+
+/// Prints the result for `text` through the parallel count or
+/// numbered-lines path when the output allows one (see [`count_eligible`],
+/// [`eligible`]) and the bytes are plain text; `None` means "use ripgrep's
+/// printer". `offsets` are sorted.
 pub fn try_print<W: Write>(
     cfg: &Config,
     path: &Path,
-    data: &[u8],
+    text: Text<'_>,
     offsets: &[u64],
-    confirm: Option<&RegexMatcher>,
-    map: Option<&GuardedMap>,
     wtr: &mut W,
 ) -> Option<io::Result<crate::printer::SearchResult>> {
-    if !plain_text(data) {
+    if !plain_text(text.data) {
         return None;
     }
-    let printed = if count_eligible(cfg) {
-        print_count(cfg, path, data, offsets, confirm, map, wtr)
-    } else if eligible(cfg) {
-        print(cfg, path, data, offsets, confirm, map, wtr)
-    } else {
+    if count_eligible(cfg) {
+        return Some(print_count(cfg, path, text, offsets, wtr));
+    }
+    if !eligible(cfg) {
         return None;
-    };
+    }
+    let printed = print(
+        cfg,
+        path,
+        text.data,
+        offsets,
+        text.confirmer(),
+        text.map,
+        wtr,
+    );
     Some(printed.map(|has_match| crate::printer::SearchResult {
         has_match,
         stats: None,
     }))
 }
 
-/// Whether the output is a plain per-file count of matching lines.
+/// Whether the output is a plain per-file count of matching lines or of
+/// matches (`--stats` allowed: its figures are gathered here too).
 pub fn count_eligible(cfg: &Config) -> bool {
-    cfg.mode == OutputMode::Count
+    matches!(cfg.mode, OutputMode::Count | OutputMode::CountMatches)
         && !cfg.quiet
         && !cfg.invert
-        && !cfg.stats
         && cfg.max_count.is_none()
         && cfg.color == termcolor::ColorChoice::Never
 }
 
-/// Prints `[PATH:]COUNT` for the lines holding `offsets` (sorted; lines
-/// confirmed by `confirm` when given), counting distinct lines with every
-/// core: each offset is moved back to its line start, then duplicates go.
-/// Returns whether any line matched.
+/// Prints `[PATH:]COUNT` for the lines holding `offsets` (sorted), with
+/// every core: each offset is moved back to its line start, duplicates go,
+/// candidate lines are confirmed, and (for `--count-matches` or `--stats`)
+/// each line's matches are counted as ripgrep's summary printer counts
+/// them. With `--stats` the result carries the printer's statistics.
 pub fn print_count<W: Write>(
     cfg: &Config,
     path: &Path,
-    data: &[u8],
+    text: Text<'_>,
     offsets: &[u64],
-    confirm: Option<&RegexMatcher>,
-    map: Option<&GuardedMap>,
     wtr: &mut W,
-) -> io::Result<bool> {
+) -> io::Result<crate::printer::SearchResult> {
+    let started = std::time::Instant::now();
     let threads = crate::cores();
     let per = offsets.len().div_ceil(threads).max(1 << 12);
-    let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
+    let matches = cfg.stats || cfg.mode == OutputMode::CountMatches;
+    let parts: Vec<Tally> = std::thread::scope(|s| {
         let hs: Vec<_> = offsets
             .chunks(per)
-            .map(|part| s.spawn(move || line_starts(data, part, confirm, map)))
+            .map(|part| s.spawn(move || tally(text, part, matches)))
             .collect();
         hs.into_iter()
             .map(|h| h.join().expect("count thread"))
             .collect()
     });
-    // Each part is sorted and distinct; only neighbours across parts can
-    // repeat a line.
-    let mut count = 0u64;
+    // Each part's lines are sorted and distinct; only a part's first line
+    // can be the previous part's last.
+    let (mut lines, mut found) = (0u64, 0u64);
     let mut last = None;
-    for part in &parts {
-        for &ls in part {
-            if last != Some(ls) {
-                count += 1;
-                last = Some(ls);
-            }
+    for t in parts.iter().filter(|t| t.lines > 0) {
+        lines += t.lines;
+        found += t.matches;
+        if last == Some(t.first) {
+            lines -= 1;
+            found -= t.first_matches;
         }
+        last = Some(t.last);
     }
     let mut out = Vec::new();
-    write_count(cfg, path, count, &mut out);
+    let shown = if cfg.mode == OutputMode::CountMatches {
+        found
+    } else {
+        lines
+    };
+    write_count(cfg, path, shown, &mut out);
     wtr.write_all(&out)?;
-    Ok(count > 0)
+    let stats = cfg.stats.then(|| {
+        // What ripgrep's summary printer records for one file (its count
+        // is written after the bytes printed are taken: 0).
+        let mut st = grep_printer::Stats::new();
+        st.add_elapsed(started.elapsed());
+        st.add_searches(1);
+        st.add_searches_with_match(u64::from(lines > 0));
+        st.add_bytes_searched(text.data.len() as u64);
+        st.add_matched_lines(lines);
+        st.add_matches(found);
+        st
+    });
+    Ok(crate::printer::SearchResult {
+        has_match: lines > 0,
+        stats,
+    })
+}
+
+/// One counting thread's distinct lines and their matches.
+#[derive(Default)]
+struct Tally {
+    lines: u64,
+    matches: u64,
+    first: u64,
+    first_matches: u64,
+    last: u64,
+}
+
+/// Counts the distinct (confirmed) lines holding `offsets` and, with
+/// `matches`, their matches; releases the pages passed every
+/// [`RELEASE_STEP`] bytes when `text` is mapped.
+fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
+    let data = text.data;
+    let confirm = text.confirmer();
+    let mut t = Tally::default();
+    let mut line_end = 0usize;
+    let mut kept_from = offsets.first().map_or(0, |&o| o as usize);
+    for &o in offsets {
+        let o = o as usize;
+        if o >= data.len() || (o < line_end && t.lines > 0) {
+            continue;
+        }
+        if let Some(m) = text.map.filter(|_| o - kept_from.min(o) > RELEASE_STEP) {
+            // Lines before the previous line end are done with.
+            let to = line_end.max(kept_from);
+            m.release(kept_from..to);
+            kept_from = to;
+        }
+        let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
+        let le = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
+        line_end = le;
+        if t.lines > 0 && t.last == ls as u64 {
+            continue;
+        }
+        let line = &data[ls..le];
+        if let Some(m) = confirm {
+            if !m.is_match(line).unwrap_or(false) {
+                continue;
+            }
+        }
+        let n = if matches {
+            line_matches(&text.matcher, data, ls, le)
+        } else {
+            0
+        };
+        if t.lines == 0 {
+            (t.first, t.first_matches) = (ls as u64, n);
+        }
+        t.lines += 1;
+        t.matches += n;
+        t.last = ls as u64;
+    }
+    if let Some(m) = text.map {
+        m.release(kept_from..line_end.max(kept_from));
+    }
+    t
+}
+
+/// The matches in the matching line `ls..le` of `data` as ripgrep's
+/// summary printer counts them: searched from the line start to its end
+/// without the terminator (earlier bytes visible to look-behind), at
+/// least one.
+fn line_matches(matcher: &LineMatcher<'_>, data: &[u8], ls: usize, le: usize) -> u64 {
+    let end = if data[..le].ends_with(b"\n") {
+        le - 1
+    } else {
+        le
+    };
+    let mut n = 0u64;
+    let _ = matcher.find_iter_at(&data[..end], ls, |_| {
+        n += 1;
+        true
+    });
+    n.max(1)
 }
 
 /// `[PATH:]COUNT\n` as ripgrep's summary printer writes it without colors
@@ -379,47 +503,6 @@ pub fn write_count(cfg: &Config, path: &Path, count: u64, out: &mut Vec<u8>) {
         out.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
         out.push(b'\n');
     }
-}
-
-/// The distinct starts of the (confirmed) lines holding `offsets`; with
-/// `map`, the pages passed are released every [`RELEASE_STEP`] bytes.
-fn line_starts(
-    data: &[u8],
-    offsets: &[u64],
-    confirm: Option<&RegexMatcher>,
-    map: Option<&GuardedMap>,
-) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::with_capacity(offsets.len());
-    let mut line_end = 0usize;
-    let mut kept_from = offsets.first().map_or(0, |&o| o as usize);
-    for &o in offsets {
-        let o = o as usize;
-        if o >= data.len() || (o < line_end && !out.is_empty()) {
-            continue;
-        }
-        if let Some(m) = map.filter(|_| o - kept_from.min(o) > RELEASE_STEP) {
-            // Lines before the previous line end are done with.
-            let to = line_end.max(kept_from);
-            m.release(kept_from..to);
-            kept_from = to;
-        }
-        let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
-        let le = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
-        line_end = le;
-        if out.last() == Some(&(ls as u64)) {
-            continue;
-        }
-        if let Some(m) = confirm {
-            if !m.is_match(&data[ls..le]).unwrap_or(false) {
-                continue;
-            }
-        }
-        out.push(ls as u64);
-    }
-    if let Some(m) = map {
-        m.release(kept_from..line_end.max(kept_from));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -555,6 +638,13 @@ mod tests {
         let mut out = Vec::new();
         print(&cfg, Path::new("f"), &data, &bad, None, None, &mut out).unwrap();
         let ccfg = config(&["-c", "foo", "f"]);
-        print_count(&ccfg, Path::new("f"), &data, &bad, None, None, &mut out).unwrap();
+        let plan = crate::plan::Plan::new(&ccfg).unwrap();
+        let text = Text {
+            data: &data,
+            map: None,
+            matcher: plan.line_matcher(),
+            confirm: false,
+        };
+        print_count(&ccfg, Path::new("f"), text, &bad, &mut out).unwrap();
     }
 }

@@ -17,7 +17,7 @@ use crossbeam_channel::Receiver;
 use grep_printer::Stats;
 use grep_searcher::Searcher;
 
-use crate::config::Config;
+use crate::config::{Config, OutputMode};
 use crate::err_message;
 use crate::offsets::OffsetMatcher;
 use crate::opencl::{BatchLines, BatchResult, BatchSource, OpenClEngine, StageStats};
@@ -615,7 +615,11 @@ impl<'a> Finisher<'a> {
     /// Whether a `-c` over a chunked file is answered by counting lines as
     /// the chunks stream by, holding no offsets and mapping nothing.
     fn streams_count(&self) -> bool {
-        self.plan.exact_lines && crate::linefast::count_eligible(self.cfg) && !self.cfg.verify
+        self.plan.exact_lines
+            && crate::linefast::count_eligible(self.cfg)
+            && self.cfg.mode == OutputMode::Count
+            && !self.cfg.stats
+            && !self.cfg.verify
     }
 
     /// Counts the distinct lines holding the chunk's owned offsets (and,
@@ -744,10 +748,14 @@ impl<'a> Finisher<'a> {
             .then(|| {
                 // Counts or numbered lines by every core, no single-threaded
                 // rescan of the file.
-                let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
+                let text = crate::linefast::Text {
+                    data,
+                    map: map.as_ref(),
+                    matcher: self.plan.line_matcher(),
+                    confirm: !self.plan.exact_lines,
+                };
                 let w = self.printer.get_mut();
-                let map = map.as_ref();
-                crate::linefast::try_print(self.cfg, &hay.path, data, &big.offsets, m, map, w)
+                crate::linefast::try_print(self.cfg, &hay.path, text, &big.offsets, w)
             })
             .flatten()
         {

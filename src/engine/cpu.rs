@@ -1,15 +1,21 @@
 //! The CPU batch engine for literal sets: `memchr::memmem` for one
-//! case-sensitive literal, `aho-corasick` for everything else. It is the
-//! fallback when a device fails and the second reference in device tests.
+//! case-sensitive literal, `aho-corasick` for everything else (the second
+//! reference in device tests). As the fallback of a device engine
+//! ([`CpuLiteralEngine::fallback`]) a big set uses the hashed finder
+//! instead, which builds several times faster than an automaton of
+//! thousands of patterns (a start-up cost every device run would pay) and
+//! searches faster too.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem;
 
+use super::hashed::HashedLiterals;
 use super::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
 
 enum Strategy {
     One(Box<memmem::Finder<'static>>),
     Many(AhoCorasick),
+    Hashed(HashedLiterals),
     Empty,
 }
 
@@ -36,6 +42,20 @@ impl CpuLiteralEngine {
         Ok(CpuLiteralEngine { strategy })
     }
 
+    /// The engine a device engine falls back to: the hashed finder for
+    /// sets of [`HASHED_MIN_PATTERNS`](crate::plan::HASHED_MIN_PATTERNS) or
+    /// more, else as [`Self::new`].
+    pub fn fallback(set: &LiteralSet) -> Result<CpuLiteralEngine, EngineError> {
+        if set.patterns.len() >= crate::plan::HASHED_MIN_PATTERNS {
+            if let Some(h) = HashedLiterals::new(set) {
+                return Ok(CpuLiteralEngine {
+                    strategy: Strategy::Hashed(h),
+                });
+            }
+        }
+        Self::new(set)
+    }
+
     /// Every occurrence start in `hay`, sorted and deduplicated.
     pub fn find_all(&self, hay: &[u8]) -> Vec<u64> {
         match &self.strategy {
@@ -58,6 +78,11 @@ impl CpuLiteralEngine {
                 out.dedup();
                 out
             }
+            Strategy::Hashed(h) => {
+                let mut out = Vec::new();
+                h.for_each(hay, |i| out.push(i as u64));
+                out
+            }
         }
     }
 }
@@ -67,6 +92,7 @@ impl BatchEngine for CpuLiteralEngine {
         match self.strategy {
             Strategy::One(_) => "cpu (memchr::memmem)".into(),
             Strategy::Many(_) => "cpu (aho-corasick)".into(),
+            Strategy::Hashed(_) => "cpu (hashed literal finder)".into(),
             Strategy::Empty => "cpu (empty set)".into(),
         }
     }
@@ -96,6 +122,24 @@ mod tests {
                         pats in proptest::collection::vec(proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'A'), any::<u8>()], 1..5), 1..6),
                         fold in any::<bool>()) {
             check(&hay, pats, fold);
+        }
+    }
+
+    /// The fallback of a big set (the hashed finder) finds what the
+    /// automaton finds.
+    #[test]
+    fn big_set_fallback_equals_the_automaton() {
+        let pats: Vec<Vec<u8>> = (0..3000u32)
+            .map(|i| format!("k{}", i * 7919 % 10007).into_bytes())
+            .chain([b"k1".to_vec(), b"k".to_vec()])
+            .collect();
+        let hay = b"k1 K17 k9999k10006 kk\nk123456 x".repeat(50);
+        for fold in [false, true] {
+            let set = LiteralSet::new(pats.clone(), fold);
+            let fb = CpuLiteralEngine::fallback(&set).unwrap();
+            assert!(fb.name().contains("hashed"));
+            let ac = CpuLiteralEngine::new(&set).unwrap();
+            assert_eq!(fb.find_all(&hay), ac.find_all(&hay), "fold {fold}");
         }
     }
 }

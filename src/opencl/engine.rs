@@ -156,7 +156,7 @@ impl OpenClEngine {
         if Fault::hits_any_batch(opts.fault, super::fault::FaultKind::SlowStart) {
             std::thread::sleep(std::time::Duration::from_secs(3));
         }
-        let cpu = CpuLiteralEngine::new(set)?;
+        let cpu = CpuLiteralEngine::fallback(set)?;
         let mut failure = None;
         let mut init = InitStats::default();
         let gpu = if patterns.is_empty() {

@@ -550,3 +550,53 @@ gstest!(word_list_leftmost_first, |dir: Dir, cmd: TestCommand| {
     cmd.args(["-o", "-F", "-f", "words", "a.txt"]);
     eqnice!("ab\nw1\nw1\nKA\nw1\nab\nab\nw1\nw1\nw1\n", cmd.stdout());
 });
+
+// --count-matches and --stats over a file read in chunks (the parallel
+// counters on the OpenCL engine) equal ripgrep's printer on the CPU:
+// matches per line, matched lines, bytes searched.
+gstest!(
+    word_list_match_counts_and_stats,
+    |dir: Dir, cmd: TestCommand| {
+        let words: Vec<String> = (0..150).map(|i| format!("id{}", i * 13 % 151)).collect();
+        dir.create("words", &(words.join("\n") + "\n"));
+        let mut text = String::new();
+        for i in 0..3000 {
+            match i % 5 {
+                0 => text.push_str(&format!("id{} and id{}id{} x\n", i % 151, i % 7, i % 150)),
+                1 => text.push_str("nothing at all on this line\n"),
+                2 => text.push_str(&format!(
+                    "id1{} id1 id id15 {}\n",
+                    i % 9,
+                    "z".repeat(i % 40)
+                )),
+                _ => text.push_str(&format!("line {i} without\n")),
+            }
+        }
+        dir.create("a.txt", &text);
+        let stable = |out: String| -> String {
+            out.lines()
+                .take_while(|l| !l.starts_with("engine:"))
+                .filter(|l| !l.contains("seconds"))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        };
+        for flags in [
+            &["--count-matches"][..],
+            &["-c", "--stats"],
+            &["--count-matches", "--stats"],
+            &["-c", "-i", "--stats"],
+        ] {
+            let mut want = dir.command();
+            want.args(["--engine", "cpu"])
+                .args(flags)
+                .args(["-F", "-f", "words", "a.txt"]);
+            let mut got = dir.command();
+            got.small_batches()
+                .args(flags)
+                .args(["-F", "-f", "words", "a.txt"]);
+            eqnice!(stable(want.stdout()), stable(got.stdout()));
+        }
+        cmd.args(["--count-matches", "-F", "-f", "words", "a.txt"]);
+        assert!(cmd.stdout().trim().parse::<u64>().unwrap() > 2000);
+    }
+);
