@@ -8,9 +8,9 @@ use anyhow::bail;
 
 use crate::cli::EngineArg;
 use crate::config::{Config, OutputMode};
+use crate::engine::LiteralSet;
 use crate::offload::explicit_bytes;
 use crate::opencl::{DeviceSelector, OpenClEngine};
-use crate::plan::Plan;
 
 /// Input size from which `auto` starts a GPU: about what ripgrep searches
 /// in the time OpenCL takes to start.
@@ -25,9 +25,10 @@ pub fn auto_min_bytes() -> u64 {
         .unwrap_or(AUTO_MIN_BYTES)
 }
 
-/// The device engine to use, or `None` for the CPU engine.
-pub fn engine(cfg: &Config, plan: &Plan) -> anyhow::Result<Option<OpenClEngine>> {
-    let Some(set) = plan.literals.as_ref() else {
+/// The device engine to use for the plan's literal set, or `None` for the
+/// CPU engine.
+pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Option<OpenClEngine>> {
+    let Some(set) = literals else {
         // No literal for a kernel to look for: the CPU engine runs the
         // regex whatever engine was asked for (`--stats` says so).
         return Ok(None);

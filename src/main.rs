@@ -64,15 +64,21 @@ fn try_main() -> anyhow::Result<ExitCode> {
     if sorted {
         return gsearch::lookup::run(&cfg);
     }
-    let plan = Plan::new(&cfg)?;
+    // The regex compiles on its own thread while the device starts.
+    let pending = Plan::start(&cfg);
     let matched = if !cfg.matches_possible() {
+        pending.finish()?;
         false
-    } else if let Some(path) = hybrid_candidate(&cfg, &plan) {
+    } else if let Some(path) = hybrid_candidate(&cfg, pending.literals()) {
+        let plan = pending.finish()?;
         let matched = gsearch::hybrid::search(&cfg, &plan, &path)?;
         exit_if_detached(exit_status(matched, cfg.quiet));
         matched
     } else {
-        match choose::engine(&cfg, &plan)? {
+        let engine = choose::engine(&cfg, pending.literals());
+        // A bad pattern is reported before a missing device, as before.
+        let plan = pending.finish()?;
+        match engine? {
             Some(engine) => gsearch::offload::search(&cfg, &plan, &engine)?,
             None => run::search_cpu(&cfg, &plan)?,
         }
@@ -81,12 +87,15 @@ fn try_main() -> anyhow::Result<ExitCode> {
 }
 
 /// The one big file `auto` searches with the CPU and the device together.
-fn hybrid_candidate(cfg: &Config, plan: &Plan) -> Option<std::path::PathBuf> {
+fn hybrid_candidate(
+    cfg: &Config,
+    literals: Option<&gsearch::engine::LiteralSet>,
+) -> Option<std::path::PathBuf> {
     if cfg.engine != gsearch::cli::EngineArg::Auto {
         return None;
     }
     let size = gsearch::offload::explicit_bytes(&cfg.paths)?;
-    gsearch::hybrid::suits(cfg, plan, size).then(|| cfg.paths[0].clone())
+    gsearch::hybrid::suits(cfg, literals, size).then(|| cfg.paths[0].clone())
 }
 
 /// ripgrep's rule: 0 when something matched (and, unless `-q`, nothing

@@ -56,9 +56,60 @@ pub struct Plan {
     pub hashed: Option<HashedLiterals>,
 }
 
+/// A [`Plan`] whose regex is still being compiled on another thread: a
+/// big pattern list takes most of a second to compile (an Aho-Corasick
+/// automaton of 100,000 words), time the literal set, the hashed finder and
+/// a device's start-up can use meanwhile.
+pub struct PendingPlan {
+    matcher: Option<std::thread::JoinHandle<anyhow::Result<RegexMatcher>>>,
+    ready: Option<anyhow::Result<RegexMatcher>>,
+    literals: Option<LiteralSet>,
+    shape: Shape,
+    exact_lines: bool,
+    hashed: Option<HashedLiterals>,
+}
+
+impl PendingPlan {
+    /// The literal set (known before the regex is compiled).
+    pub fn literals(&self) -> Option<&LiteralSet> {
+        self.literals.as_ref()
+    }
+
+    /// Waits for the regex; its error (ripgrep's message) if it failed.
+    pub fn finish(self) -> anyhow::Result<Plan> {
+        let matcher = match (self.ready, self.matcher) {
+            (Some(r), _) => r?,
+            (None, Some(h)) => h
+                .join()
+                .map_err(|_| anyhow::anyhow!("the regex compiler thread failed"))??,
+            (None, None) => unreachable!("a pending plan has a regex or its thread"),
+        };
+        Ok(Plan {
+            matcher,
+            literals: self.literals,
+            shape: self.shape,
+            exact_lines: self.exact_lines,
+            hashed: self.hashed,
+        })
+    }
+}
+
 impl Plan {
     pub fn new(cfg: &Config) -> anyhow::Result<Plan> {
-        let matcher = build_matcher(cfg)?;
+        Plan::start(cfg).finish()
+    }
+
+    /// Starts compiling the regex on its own thread and works out the rest
+    /// of the plan meanwhile.
+    pub fn start(cfg: &Config) -> PendingPlan {
+        let spec = MatcherSpec::of(cfg);
+        let (matcher, ready) = match std::thread::Builder::new()
+            .name("gsearch-regex".into())
+            .spawn(move || spec.build())
+        {
+            Ok(h) => (Some(h), None),
+            Err(_) => (None, Some(MatcherSpec::of(cfg).build())),
+        };
         let case_insensitive = is_case_insensitive(cfg);
         let (literals, shape) = match extract(cfg, case_insensitive) {
             Some((set, exact)) => {
@@ -86,13 +137,14 @@ impl Plan {
                 rank_by_pattern(&mut h, cfg, case_insensitive);
                 h
             });
-        Ok(Plan {
+        PendingPlan {
             matcher,
+            ready,
             literals,
             shape,
             exact_lines,
             hashed,
-        })
+        }
     }
 
     /// The matcher CPU searches use (see `linematcher`).
@@ -129,32 +181,53 @@ impl Plan {
 }
 
 /// The exact matcher, built with the settings ripgrep uses.
-fn build_matcher(cfg: &Config) -> anyhow::Result<RegexMatcher> {
-    let mut b = RegexMatcherBuilder::new();
-    b.multi_line(true)
-        .unicode(true)
-        .octal(false)
-        .fixed_strings(cfg.fixed_strings);
-    match cfg.case {
-        CaseMode::Sensitive => b.case_insensitive(false),
-        CaseMode::Insensitive => b.case_insensitive(true),
-        CaseMode::Smart => b.case_smart(true),
-    };
-    match cfg.boundary {
-        Boundary::Word => {
-            b.word(true);
+/// What the regex is compiled from (owned, for the compiler thread).
+struct MatcherSpec {
+    fixed_strings: bool,
+    case: CaseMode,
+    boundary: Boundary,
+    ban_nul: bool,
+    patterns: Vec<String>,
+}
+
+impl MatcherSpec {
+    fn of(cfg: &Config) -> MatcherSpec {
+        MatcherSpec {
+            fixed_strings: cfg.fixed_strings,
+            case: cfg.case,
+            boundary: cfg.boundary,
+            ban_nul: cfg.binary != BinaryMode::AsText,
+            patterns: cfg.patterns.clone(),
         }
-        Boundary::Line => {
-            b.whole_line(true);
+    }
+
+    fn build(&self) -> anyhow::Result<RegexMatcher> {
+        let mut b = RegexMatcherBuilder::new();
+        b.multi_line(true)
+            .unicode(true)
+            .octal(false)
+            .fixed_strings(self.fixed_strings);
+        match self.case {
+            CaseMode::Sensitive => b.case_insensitive(false),
+            CaseMode::Insensitive => b.case_insensitive(true),
+            CaseMode::Smart => b.case_smart(true),
+        };
+        match self.boundary {
+            Boundary::Word => {
+                b.word(true);
+            }
+            Boundary::Line => {
+                b.whole_line(true);
+            }
+            Boundary::None => {}
         }
-        Boundary::None => {}
+        b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
+        if self.ban_nul {
+            b.ban_byte(Some(b'\x00'));
+        }
+        b.build_many(&self.patterns)
+            .map_err(|e| anyhow::anyhow!("{e}"))
     }
-    b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
-    if cfg.binary != BinaryMode::AsText {
-        b.ban_byte(Some(b'\x00'));
-    }
-    b.build_many(&cfg.patterns)
-        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Whether the patterns are searched without regard to case, decided as
