@@ -304,7 +304,7 @@ pub struct Text<'a> {
 
 impl<'a> Text<'a> {
     fn confirmer(&self) -> Option<&'a RegexMatcher> {
-        self.confirm.then_some(self.matcher.inner)
+        self.confirm.then(|| self.matcher.inner())
     }
 }
 
@@ -526,7 +526,7 @@ mod tests {
         printer
             .search(
                 &mut searcher,
-                &plan.matcher,
+                plan.matcher.get(),
                 Path::new("f"),
                 Input::Slice(data),
             )
@@ -563,7 +563,7 @@ mod tests {
                 if seed % 2 == 0 {
                     data.extend_from_slice(b"foo at the end");
                 }
-                let lines = crate::bigfile::matching_lines(&data, &plan.matcher, 3, None);
+                let lines = crate::bigfile::matching_lines(&data, plan.matcher.get(), 3, None);
                 let mut got = Vec::new();
                 print(
                     &cfg,
@@ -588,7 +588,7 @@ mod tests {
                     Path::new("f"),
                     &data,
                     &cands,
-                    Some(&plan.matcher),
+                    Some(plan.matcher.get()),
                     None,
                     &mut got2,
                 )
@@ -606,7 +606,7 @@ mod tests {
             let plan = crate::plan::Plan::new(&cfg).unwrap();
             for len in [0, 1, 7, 500, 20_000] {
                 let data = text(len as u64, len);
-                let lines = crate::bigfile::matching_lines(&data, &plan.matcher, 3, None);
+                let lines = crate::bigfile::matching_lines(&data, plan.matcher.get(), 3, None);
                 let numbers: Vec<u64> = lines
                     .starts
                     .iter()

@@ -14,12 +14,20 @@ use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
 use grep_regex::{RegexCaptures, RegexMatcher};
 
 use crate::engine::hashed::HashedLiterals;
+use crate::plan::Regex;
 
 /// See the module documentation.
 #[derive(Clone, Copy)]
 pub struct LineMatcher<'a> {
-    pub(crate) inner: &'a RegexMatcher,
+    pub(crate) regex: &'a Regex,
     pub(crate) fast: Option<&'a HashedLiterals>,
+}
+
+impl<'a> LineMatcher<'a> {
+    /// The plan's regex (waited for if still compiling).
+    pub(crate) fn inner(&self) -> &'a RegexMatcher {
+        self.regex.get()
+    }
 }
 
 impl Matcher for LineMatcher<'_> {
@@ -32,23 +40,23 @@ impl Matcher for LineMatcher<'_> {
             // leftmost match starts at the first occurrence the finder sees.
             Some(f) if f.ranked() => Ok(f.find_match(haystack, at).map(|(s, e)| Match::new(s, e))),
             Some(f) => match f.find(haystack, at) {
-                Some(i) => self.inner.find_at(haystack, i),
+                Some(i) => self.inner().find_at(haystack, i),
                 None => Ok(None),
             },
-            None => self.inner.find_at(haystack, at),
+            None => self.inner().find_at(haystack, at),
         }
     }
 
     fn new_captures(&self) -> Result<RegexCaptures, NoError> {
-        self.inner.new_captures()
+        self.inner().new_captures()
     }
 
     fn capture_count(&self) -> usize {
-        self.inner.capture_count()
+        self.inner().capture_count()
     }
 
     fn capture_index(&self, name: &str) -> Option<usize> {
-        self.inner.capture_index(name)
+        self.inner().capture_index(name)
     }
 
     fn captures_at(
@@ -57,29 +65,34 @@ impl Matcher for LineMatcher<'_> {
         at: usize,
         caps: &mut RegexCaptures,
     ) -> Result<bool, NoError> {
-        self.inner.captures_at(haystack, at, caps)
+        self.inner().captures_at(haystack, at, caps)
     }
 
     fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, NoError> {
-        self.inner.shortest_match_at(haystack, at)
+        self.inner().shortest_match_at(haystack, at)
     }
 
     fn is_match_at(&self, haystack: &[u8], at: usize) -> Result<bool, NoError> {
         match self.fast {
             Some(f) => Ok(f.find(haystack, at).is_some()),
-            None => self.inner.is_match_at(haystack, at),
+            None => self.inner().is_match_at(haystack, at),
         }
     }
 
     fn line_terminator(&self) -> Option<LineTerminator> {
-        self.inner.line_terminator()
+        match self.fast {
+            // What the plan configures the regex with (a literal set holds
+            // no line terminator).
+            Some(_) => Some(LineTerminator::byte(b'\n')),
+            None => self.inner().line_terminator(),
+        }
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
         match self.fast {
             // An occurrence of an exact literal set confirms its line.
             Some(f) => Ok(f.find(haystack, 0).map(LineMatchKind::Confirmed)),
-            None => self.inner.find_candidate_line(haystack),
+            None => self.inner().find_candidate_line(haystack),
         }
     }
 }

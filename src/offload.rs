@@ -789,7 +789,7 @@ impl<'a> Finisher<'a> {
             return None;
         }
         self.numbered_files += 1;
-        let m = (!self.plan.exact_lines).then_some(&self.plan.matcher);
+        let m = (!self.plan.exact_lines).then(|| self.plan.matcher.get());
         let w = self.printer.get_mut();
         let r = crate::linefast::print_numbered(
             self.cfg,
@@ -814,7 +814,7 @@ impl<'a> Finisher<'a> {
         searcher.set_binary_detection(binary_detection(self.cfg, hay.explicit));
         let r = cpu.search(
             &mut searcher,
-            &self.plan.matcher,
+            self.plan.matcher.get(),
             &hay.path,
             Input::Slice(data),
         );

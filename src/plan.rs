@@ -17,6 +17,8 @@ use crate::config::{BinaryMode, Boundary, CaseMode, Config};
 use crate::engine::LiteralSet;
 use crate::engine::hashed::HashedLiterals;
 use crate::linematcher::LineMatcher;
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
 
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
@@ -45,7 +47,8 @@ pub const HASHED_MIN_PATTERNS: usize = 100;
 
 /// The compiled patterns.
 pub struct Plan {
-    pub matcher: RegexMatcher,
+    /// The exact matcher; see [`Regex`].
+    pub matcher: Regex,
     pub literals: Option<LiteralSet>,
     pub shape: Shape,
     /// A line matches exactly when it holds an occurrence of a literal of
@@ -56,13 +59,76 @@ pub struct Plan {
     pub hashed: Option<HashedLiterals>,
 }
 
+/// The plan's regex, compiled on its own thread. Searches wait for it
+/// only where they use it: a big literal set that the hashed finder answers
+/// by itself (every pattern its own literal, case-sensitive) needs it for
+/// captures and `--verify` alone, and its automaton of 100,000 words takes
+/// most of a second to build.
+pub struct Regex {
+    cell: OnceLock<RegexMatcher>,
+    pending: Mutex<Option<Compiling>>,
+}
+
+/// A regex not yet in [`Regex::cell`].
+enum Compiling {
+    Thread(JoinHandle<anyhow::Result<RegexMatcher>>),
+    /// Compiled on the calling thread (no thread could be started).
+    Done(anyhow::Result<RegexMatcher>),
+}
+
+impl Regex {
+    fn new(c: Compiling) -> Regex {
+        Regex {
+            cell: OnceLock::new(),
+            pending: Mutex::new(Some(c)),
+        }
+    }
+
+    /// Waits for the compiler thread; its error, if compiling failed.
+    fn wait(&self) -> anyhow::Result<()> {
+        let pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let m = match pending {
+            None => return Ok(()),
+            Some(Compiling::Done(r)) => r?,
+            Some(Compiling::Thread(h)) => h
+                .join()
+                .map_err(|_| anyhow::anyhow!("the regex compiler thread failed"))??,
+        };
+        let _ = self.cell.set(m);
+        Ok(())
+    }
+
+    /// The matcher, waiting for it if need be. A regex left compiling past
+    /// [`PendingPlan::finish`] is an alternation of plain case-sensitive
+    /// literals, which regex-automata builds as a literal searcher without
+    /// the size-limited automata, so it cannot fail; were it to, the error
+    /// is reported and the process ends with status 2, as for a bad
+    /// pattern.
+    pub fn get(&self) -> &RegexMatcher {
+        if let Some(m) = self.cell.get() {
+            return m;
+        }
+        if let Err(e) = self.wait() {
+            crate::err_message!("{e}");
+            std::process::exit(2);
+        }
+        self.cell.get().expect("the regex was compiled")
+    }
+}
+
 /// A [`Plan`] whose regex is still being compiled on another thread: a
 /// big pattern list takes most of a second to compile (an Aho-Corasick
 /// automaton of 100,000 words), time the literal set, the hashed finder and
 /// a device's start-up can use meanwhile.
 pub struct PendingPlan {
-    matcher: Option<std::thread::JoinHandle<anyhow::Result<RegexMatcher>>>,
-    ready: Option<anyhow::Result<RegexMatcher>>,
+    matcher: Regex,
+    /// The regex cannot fail and the hashed finder serves the search: no
+    /// need to wait for it in [`Self::finish`].
+    defer: bool,
     literals: Option<LiteralSet>,
     shape: Shape,
     exact_lines: bool,
@@ -75,17 +141,14 @@ impl PendingPlan {
         self.literals.as_ref()
     }
 
-    /// Waits for the regex; its error (ripgrep's message) if it failed.
+    /// The plan, once its regex compiled (a bad pattern's error here, as
+    /// ripgrep reports it), unless the regex is not needed yet.
     pub fn finish(self) -> anyhow::Result<Plan> {
-        let matcher = match (self.ready, self.matcher) {
-            (Some(r), _) => r?,
-            (None, Some(h)) => h
-                .join()
-                .map_err(|_| anyhow::anyhow!("the regex compiler thread failed"))??,
-            (None, None) => unreachable!("a pending plan has a regex or its thread"),
-        };
+        if !self.defer {
+            self.matcher.wait()?;
+        }
         Ok(Plan {
-            matcher,
+            matcher: self.matcher,
             literals: self.literals,
             shape: self.shape,
             exact_lines: self.exact_lines,
@@ -103,13 +166,15 @@ impl Plan {
     /// of the plan meanwhile.
     pub fn start(cfg: &Config) -> PendingPlan {
         let spec = MatcherSpec::of(cfg);
-        let (matcher, ready) = match std::thread::Builder::new()
-            .name("gsearch-regex".into())
-            .spawn(move || spec.build())
-        {
-            Ok(h) => (Some(h), None),
-            Err(_) => (None, Some(MatcherSpec::of(cfg).build())),
-        };
+        let matcher = Regex::new(
+            match std::thread::Builder::new()
+                .name("gsearch-regex".into())
+                .spawn(move || spec.build())
+            {
+                Ok(h) => Compiling::Thread(h),
+                Err(_) => Compiling::Done(MatcherSpec::of(cfg).build()),
+            },
+        );
         let case_insensitive = is_case_insensitive(cfg);
         let (literals, shape) = match extract(cfg, case_insensitive) {
             Some((set, exact)) => {
@@ -137,9 +202,10 @@ impl Plan {
                 rank_by_pattern(&mut h, cfg, case_insensitive);
                 h
             });
+        let defer = !case_insensitive && hashed.as_ref().is_some_and(HashedLiterals::ranked);
         PendingPlan {
             matcher,
-            ready,
+            defer,
             literals,
             shape,
             exact_lines,
@@ -150,7 +216,7 @@ impl Plan {
     /// The matcher CPU searches use (see `linematcher`).
     pub fn line_matcher(&self) -> LineMatcher<'_> {
         LineMatcher {
-            inner: &self.matcher,
+            regex: &self.matcher,
             fast: self.hashed.as_ref(),
         }
     }
@@ -512,6 +578,32 @@ fn case_variants(lit: &[u8]) -> Option<Vec<Vec<u8>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A big case-sensitive word list leaves its regex compiling past
+    /// `finish`; the regex is there when asked for, and answers as the
+    /// finder does.
+    #[test]
+    fn deferred_regex_is_waited_for_where_used() {
+        use grep_matcher::Matcher;
+        let dir = tempfile::tempdir().unwrap();
+        let words: Vec<String> = (0..300).map(|i| format!("w{i}x")).collect();
+        let list = dir.path().join("words");
+        std::fs::write(&list, words.join("\n")).unwrap();
+        let list = list.to_str().unwrap();
+        let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-F", "-f", list, "f"]);
+        let cfg = Config::from_cli(cli).unwrap();
+        let pending = Plan::start(&cfg);
+        assert!(pending.defer);
+        let plan = pending.finish().unwrap();
+        let hay = b"a w17x b w299x w3";
+        let fast = plan.line_matcher().find(hay).unwrap();
+        assert_eq!(fast, plan.matcher.get().find(hay).unwrap());
+        assert_eq!(fast.map(|m| (m.start(), m.end())), Some((2, 6)));
+        // -i keeps waiting in finish (case folding can outgrow the limits).
+        let cli =
+            <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-i", "-F", "-f", list, "f"]);
+        assert!(!Plan::start(&Config::from_cli(cli).unwrap()).defer);
+    }
 
     #[test]
     fn ascii_variants_cover_kelvin_and_long_s() {
