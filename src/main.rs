@@ -79,13 +79,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
         // A bad pattern is reported before a missing device, as before.
         let plan = pending.finish()?;
         match engine? {
-            Some(engine) => {
-                let matched = gsearch::offload::search(&cfg, &plan, &engine)?;
-                // The answer is out: the driver's teardown of the context,
-                // queues and pinned buffers is time the user would wait
-                // for nothing.
-                exit_now(exit_status(matched, cfg.quiet));
-            }
+            Some(engine) => gsearch::offload::search(&cfg, &plan, &engine)?,
             None => run::search_cpu(&cfg, &plan)?,
         }
     };
@@ -126,17 +120,10 @@ fn exit_code(matched: bool, quiet: bool) -> ExitCode {
 /// thread. The answer is complete: only output buffers are flushed.
 fn exit_if_detached(status: u8) {
     if gsearch::hybrid::device_detached() {
-        exit_now(status);
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        // SAFETY: `_exit` ends the process at once; everything printed was
+        // flushed above, and no file is being written.
+        unsafe { libc::_exit(i32::from(status)) };
     }
-}
-
-/// Ends the process with `status` after flushing the standard streams,
-/// without running destructors or exit handlers (the OpenCL driver's).
-fn exit_now(status: u8) -> ! {
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    // SAFETY: `_exit` ends the process at once; everything printed was
-    // flushed above, and no file is being written (the program cache is
-    // written while the engine starts).
-    unsafe { libc::_exit(i32::from(status)) }
 }
