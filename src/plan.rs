@@ -126,13 +126,18 @@ impl Regex {
 /// a device's start-up can use meanwhile.
 pub struct PendingPlan {
     matcher: Regex,
-    /// The regex cannot fail and the hashed finder serves the search: no
-    /// need to wait for it in [`Self::finish`].
-    defer: bool,
+    /// Searched case-insensitively (the regex is then always waited for).
+    case_insensitive: bool,
     literals: Option<LiteralSet>,
     shape: Shape,
     exact_lines: bool,
-    hashed: Option<HashedLiterals>,
+    hashed: Finder,
+}
+
+/// The hashed finder of a big set, built on its own thread.
+enum Finder {
+    Ready(Option<HashedLiterals>),
+    Thread(JoinHandle<Option<HashedLiterals>>),
 }
 
 impl PendingPlan {
@@ -144,7 +149,16 @@ impl PendingPlan {
     /// The plan, once its regex compiled (a bad pattern's error here, as
     /// ripgrep reports it), unless the regex is not needed yet.
     pub fn finish(self) -> anyhow::Result<Plan> {
-        if !self.defer {
+        let hashed = match self.hashed {
+            Finder::Ready(h) => h,
+            Finder::Thread(t) => t
+                .join()
+                .map_err(|_| anyhow::anyhow!("the literal finder's thread failed"))?,
+        };
+        // A case-sensitive set the hashed finder answers by itself needs no
+        // regex to start searching (see [`Regex::get`]).
+        let defer = !self.case_insensitive && hashed.as_ref().is_some_and(HashedLiterals::ranked);
+        if !defer {
             self.matcher.wait()?;
         }
         Ok(Plan {
@@ -152,7 +166,7 @@ impl PendingPlan {
             literals: self.literals,
             shape: self.shape,
             exact_lines: self.exact_lines,
-            hashed: self.hashed,
+            hashed,
         })
     }
 }
@@ -194,18 +208,29 @@ impl Plan {
             && cfg.boundary == Boundary::None
             && !inline_flags
             && (!case_insensitive || cfg.patterns.iter().all(|p| p.is_ascii()));
-        let hashed = literals
-            .as_ref()
-            .filter(|s| exact_lines && s.patterns.len() >= HASHED_MIN_PATTERNS)
-            .and_then(HashedLiterals::new)
-            .map(|mut h| {
-                rank_by_pattern(&mut h, cfg, case_insensitive);
-                h
-            });
-        let defer = !case_insensitive && hashed.as_ref().is_some_and(HashedLiterals::ranked);
+        // Built on its own thread too (sorting and ranking 100,000 words
+        // takes a while), while the caller starts a device.
+        let hashed = match literals.as_ref() {
+            Some(set) if exact_lines && set.patterns.len() >= HASHED_MIN_PATTERNS => {
+                let (own, fixed, patterns) = (set.clone(), cfg.fixed_strings, cfg.patterns.clone());
+                match std::thread::Builder::new()
+                    .name("gsearch-literals".into())
+                    .spawn(move || hashed_finder(&own, fixed, &patterns, case_insensitive))
+                {
+                    Ok(h) => Finder::Thread(h),
+                    Err(_) => Finder::Ready(hashed_finder(
+                        set,
+                        cfg.fixed_strings,
+                        &cfg.patterns,
+                        case_insensitive,
+                    )),
+                }
+            }
+            _ => Finder::Ready(None),
+        };
         PendingPlan {
             matcher,
-            defer,
+            case_insensitive,
             literals,
             shape,
             exact_lines,
@@ -411,22 +436,39 @@ fn extract(cfg: &Config, case_insensitive: bool) -> Option<(LiteralSet, bool)> {
     Some((LiteralSet::new(folded, true), exact))
 }
 
+/// The hashed finder of a big exact set, ranked by the patterns' order
+/// where it can be (see [`rank_by_pattern`]).
+fn hashed_finder(
+    set: &LiteralSet,
+    fixed_strings: bool,
+    patterns: &[String],
+    case_insensitive: bool,
+) -> Option<HashedLiterals> {
+    let mut h = HashedLiterals::new(set)?;
+    rank_by_pattern(&mut h, fixed_strings, patterns, case_insensitive);
+    Some(h)
+}
+
 /// Tells `hashed` the order the patterns were given in, so that it finds
 /// the regex's leftmost-first matches itself, when every pattern is its own
 /// literal (`-F`, or no metacharacters; each ASCII pattern's case variants
 /// share its rank under `-i`). Patterns that are regexes keep the order of
 /// their alternatives inside the regex, which the finder does not model.
-fn rank_by_pattern(hashed: &mut HashedLiterals, cfg: &Config, case_insensitive: bool) {
-    let own_literals = cfg.fixed_strings
-        || cfg
-            .patterns
+fn rank_by_pattern(
+    hashed: &mut HashedLiterals,
+    fixed_strings: bool,
+    patterns: &[String],
+    case_insensitive: bool,
+) {
+    let own_literals = fixed_strings
+        || patterns
             .iter()
             .all(|p| !p.chars().any(regex_syntax::is_meta_character));
     if !own_literals {
         return;
     }
-    let mut listed: Vec<(u32, Vec<u8>)> = Vec::with_capacity(cfg.patterns.len());
-    for (r, p) in cfg.patterns.iter().enumerate() {
+    let mut listed: Vec<(u32, Vec<u8>)> = Vec::with_capacity(patterns.len());
+    for (r, p) in patterns.iter().enumerate() {
         let Ok(r) = u32::try_from(r) else { return };
         if !case_insensitive {
             listed.push((r, p.as_bytes().to_vec()));
@@ -592,9 +634,8 @@ mod tests {
         let list = list.to_str().unwrap();
         let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-F", "-f", list, "f"]);
         let cfg = Config::from_cli(cli).unwrap();
-        let pending = Plan::start(&cfg);
-        assert!(pending.defer);
-        let plan = pending.finish().unwrap();
+        let plan = Plan::start(&cfg).finish().unwrap();
+        assert!(plan.matcher.cell.get().is_none(), "not waited for");
         let hay = b"a w17x b w299x w3";
         let fast = plan.line_matcher().find(hay).unwrap();
         assert_eq!(fast, plan.matcher.get().find(hay).unwrap());
@@ -602,7 +643,8 @@ mod tests {
         // -i keeps waiting in finish (case folding can outgrow the limits).
         let cli =
             <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-i", "-F", "-f", list, "f"]);
-        assert!(!Plan::start(&Config::from_cli(cli).unwrap()).defer);
+        let plan = Plan::new(&Config::from_cli(cli).unwrap()).unwrap();
+        assert!(plan.matcher.cell.get().is_some(), "waited for");
     }
 
     #[test]
