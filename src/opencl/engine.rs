@@ -156,29 +156,38 @@ impl OpenClEngine {
         if Fault::hits_any_batch(opts.fault, super::fault::FaultKind::SlowStart) {
             std::thread::sleep(std::time::Duration::from_secs(3));
         }
-        let cpu = CpuLiteralEngine::fallback(set)?;
+        // The CPU fallback (for a big set, a hashed finder that takes a
+        // while to sort) is built beside the device's context and program.
         let mut failure = None;
         let mut init = InitStats::default();
-        let gpu = if patterns.is_empty() {
-            None
-        } else {
-            let cfg = GpuConfig {
-                cache: &opts.cache,
-                work_group: opts.work_group,
-                iters: opts.iters,
-                fault: opts.fault,
+        let (cpu, gpu) = std::thread::scope(|s| {
+            let cpu = s.spawn(|| CpuLiteralEngine::fallback(set));
+            let gpu = if patterns.is_empty() {
+                None
+            } else {
+                let cfg = GpuConfig {
+                    cache: &opts.cache,
+                    work_group: opts.work_group,
+                    iters: opts.iters,
+                    fault: opts.fault,
+                };
+                match Gpu::new(&info, kind, &patterns, set.fold_ascii, &cfg) {
+                    Ok(g) => {
+                        init = g.init;
+                        Some(g)
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        None
+                    }
+                }
             };
-            match Gpu::new(&info, kind, &patterns, set.fold_ascii, &cfg) {
-                Ok(g) => {
-                    init = g.init;
-                    Some(g)
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    None
-                }
-            }
-        };
+            let cpu = cpu.join().unwrap_or_else(|_| {
+                Err(EngineError::Unsupported("the CPU fallback failed".into()))
+            });
+            (cpu, gpu)
+        });
+        let cpu = cpu?;
         init.total = t0.elapsed();
         let engine = OpenClEngine {
             max_len: patterns.iter().map(Vec::len).max().unwrap_or(0),
