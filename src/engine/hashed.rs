@@ -153,11 +153,19 @@ impl HashedLiterals {
     /// several times keeps its smallest rank. Returns false, recording
     /// nothing, when some listed pattern is not in the set.
     pub fn rank<'p>(&mut self, listed: impl IntoIterator<Item = (u32, &'p [u8])>) -> bool {
+        // A hash map, not a binary search of the sorted list: 100,000
+        // patterns would cost a pointer chase per step.
+        let index: std::collections::HashMap<&[u8], usize> = self
+            .pats
+            .iter()
+            .enumerate()
+            .map(|(j, p)| (p.as_slice(), j))
+            .collect();
         let mut rank = vec![NONE; self.pats.len()];
         for (r, p) in listed {
-            match self.pats.binary_search_by(|q| q.as_slice().cmp(p)) {
-                Ok(j) => rank[j] = rank[j].min(r),
-                Err(_) => return false,
+            match index.get(p) {
+                Some(&j) => rank[j] = rank[j].min(r),
+                None => return false,
             }
         }
         if rank.contains(&NONE) {
