@@ -68,6 +68,9 @@ pub struct StageStats {
     pub init_context: Duration,
     /// Program build or cache load.
     pub init_build: Duration,
+    /// All of the engine's start-up (device discovery, context, program,
+    /// pattern tables, the CPU fallback).
+    pub init_total: Duration,
     /// The program binary came from the on-disk cache.
     pub program_from_cache: bool,
     /// Time in `BatchSource::fill`.
@@ -114,14 +117,15 @@ impl StageStats {
     pub fn summary(&self) -> String {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         let mut s = format!(
-            "opencl init: context {:.1} ms, program {:.1} ms ({})\n",
+            "opencl init: context {:.1} ms, program {:.1} ms ({}), {:.1} ms in all\n",
             ms(self.init_context),
             ms(self.init_build),
             if self.program_from_cache {
                 "from cache"
             } else {
                 "compiled"
-            }
+            },
+            ms(self.init_total)
         );
         s += &format!(
             "opencl stream: {} bytes in {} batches ({} on CPU), {} matches, wall {:.1} ms\n",
@@ -235,6 +239,7 @@ impl OpenClEngine {
         let mut stats = StageStats {
             init_context: init.context,
             init_build: init.build,
+            init_total: init.total,
             program_from_cache: init.program_from_cache,
             ..StageStats::default()
         };
