@@ -242,6 +242,154 @@ pub fn print_numbered<W: Write>(
     Ok(any)
 }
 
+/// Whether the output is plain matching lines with context (`-A`, `-B`,
+/// `-C`) of one file, as [`print_context`] writes them.
+pub fn context_eligible(cfg: &Config) -> bool {
+    cfg.mode == OutputMode::Standard
+        && (cfg.before > 0 || cfg.after > 0)
+        && cfg.is_one_file
+        && !cfg.quiet
+        && !cfg.byte_offset
+        && !cfg.column
+        && !cfg.only_matching
+        && cfg.replace.is_none()
+        && !cfg.vimgrep
+        && !cfg.heading
+        && !cfg.invert
+        && !cfg.stats
+        && cfg.max_count.is_none()
+        && cfg.color == termcolor::ColorChoice::Never
+}
+
+/// Prints the matching lines holding `offsets` (one offset per line, both
+/// ascending, every one a match: e.g. an exact literal set's device lines)
+/// numbered by `numbers`, with their context lines, as ripgrep's standard
+/// printer does for one file: `N:` before a matching line, `N-` before a
+/// context line, the context separator between groups that do not touch.
+/// Only the printed lines are read; their numbers come from the matches'.
+pub fn print_context<W: Write>(
+    cfg: &Config,
+    path: &Path,
+    data: &[u8],
+    offsets: &[u64],
+    numbers: &[u64],
+    wtr: &mut W,
+) -> io::Result<bool> {
+    let (before, after) = (cfg.before as u64, cfg.after as u64);
+    let sep_match = prefix_with(cfg, path, b':');
+    let sep_context = prefix_with(cfg, path, b'-');
+    let mut out = Vec::new();
+    let mut num = itoa::Buffer::new();
+    // Number and end of the last line printed.
+    let mut last: Option<(u64, usize)> = None;
+    for (k, (&o, &n)) in offsets.iter().zip(numbers).enumerate() {
+        let s = o as usize;
+        if s >= data.len() || last.is_some_and(|(ln, _)| n <= ln) {
+            continue; // out of order: a file that changed under the search
+        }
+        let ls = memchr::memrchr(b'\n', &data[..s]).map_or(0, |i| i + 1);
+        // Before-context: up to `before` lines, not reaching back into
+        // lines already printed.
+        let first = n
+            .saturating_sub(before)
+            .max(last.map_or(1, |(ln, _)| ln + 1))
+            .max(1);
+        let mut starts = vec![ls];
+        let mut at = ls;
+        for _ in first..n {
+            if at == 0 {
+                break;
+            }
+            // The previous line ends with the newline at `at - 1`.
+            at = memchr::memrchr(b'\n', &data[..at - 1]).map_or(0, |i| i + 1);
+            starts.push(at);
+        }
+        starts.reverse();
+        let first = n + 1 - starts.len() as u64;
+        if let (Some((ln, _)), Some(sep)) = (last, cfg.context_separator.as_ref()) {
+            if first > ln + 1 {
+                out.extend_from_slice(sep);
+                out.push(b'\n');
+            }
+        }
+        let mut end = ls;
+        for (j, &a) in starts.iter().enumerate() {
+            let b = memchr::memchr(b'\n', &data[a..]).map_or(data.len(), |i| a + i + 1);
+            let is_match = j + 1 == starts.len();
+            let (prefix, sep) = if is_match {
+                (&sep_match, b':')
+            } else {
+                (&sep_context, b'-')
+            };
+            write_line(
+                &mut out,
+                cfg,
+                (prefix, sep),
+                first + j as u64,
+                &data[a..b],
+                &mut num,
+            );
+            end = b;
+        }
+        let mut ln = n;
+        // After-context: up to `after` lines, stopping before the next
+        // matching line (printed as a match).
+        let next = offsets.get(k + 1).map(|_| numbers[k + 1]);
+        while ln < n + after && end < data.len() && next.is_none_or(|m| ln + 1 < m) {
+            let b = memchr::memchr(b'\n', &data[end..]).map_or(data.len(), |i| end + i + 1);
+            ln += 1;
+            write_line(
+                &mut out,
+                cfg,
+                (&sep_context, b'-'),
+                ln,
+                &data[end..b],
+                &mut num,
+            );
+            end = b;
+        }
+        last = Some((ln, end));
+        if out.len() >= 1 << 20 {
+            wtr.write_all(&out)?;
+            out.clear();
+        }
+    }
+    wtr.write_all(&out)?;
+    Ok(last.is_some())
+}
+
+/// `[PATH SEP][N SEP]TEXT` as ripgrep writes a line: `prefix` is the path
+/// with its separator (see [`prefix_with`]), `sep` goes after the number
+/// (`:` for a match, `-` for context).
+fn write_line(
+    out: &mut Vec<u8>,
+    cfg: &Config,
+    (prefix, sep): (&[u8], u8),
+    n: u64,
+    text: &[u8],
+    num: &mut itoa::Buffer,
+) {
+    out.extend_from_slice(prefix);
+    if cfg.line_number {
+        out.extend_from_slice(num.format(n).as_bytes());
+        out.push(sep);
+    }
+    out.extend_from_slice(text);
+    if !text.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+}
+
+/// The path prefix with `sep` after it (NUL with `--null`), or nothing.
+fn prefix_with(cfg: &Config, path: &Path, sep: u8) -> Vec<u8> {
+    if !cfg.with_filename {
+        return Vec::new();
+    }
+    let mut p = path_bytes(path);
+    p.push(if cfg.null { 0 } else { sep });
+    p
+}
+
 /// Formats the lines holding `offsets`, numbered by `numbers`.
 fn format_numbered(
     data: &[u8],

@@ -769,8 +769,9 @@ impl<'a> Finisher<'a> {
         r
     }
 
-    /// `-n` on a big file whose line numbers came with its device lines:
-    /// only the lines printed are read, no newline is counted on the host.
+    /// `-n`, or context lines, on a big file whose line numbers came with
+    /// its device lines: only the lines printed are read, no newline is
+    /// counted on the host.
     /// `None` when the output or the bytes need another path.
     fn print_numbered(
         &mut self,
@@ -783,12 +784,28 @@ impl<'a> Finisher<'a> {
             && !big.has_nul
             && !big.bom
             && !self.cfg.verify
-            && crate::linefast::eligible(self.cfg)
             && crate::linefast::plain_text(data);
-        if !usable {
+        // With context, the device lines must be exactly the matching lines.
+        let context = crate::linefast::context_eligible(self.cfg) && self.plan.exact_lines;
+        if !usable || !(context || crate::linefast::eligible(self.cfg)) {
             return None;
         }
         self.numbered_files += 1;
+        if context {
+            let w = self.printer.get_mut();
+            let r = crate::linefast::print_context(
+                self.cfg,
+                &hay.path,
+                data,
+                &big.offsets,
+                &big.numbers,
+                w,
+            );
+            return Some(r.map(|has_match| SearchResult {
+                has_match,
+                stats: None,
+            }));
+        }
         let m = (!self.plan.exact_lines).then(|| self.plan.matcher.get());
         let w = self.printer.get_mut();
         let r = crate::linefast::print_numbered(

@@ -249,3 +249,54 @@ gstest!(context_across_batches, |dir: Dir, cmd: TestCommand| {
 ";
     eqnice!(expected, cmd.stdout());
 });
+
+// Context of a file read in chunks (its lines numbered on the device and
+// printed from the matches' numbers on the OpenCL engine) equals the CPU
+// engine's: groups that touch, overlap or stand apart, separators, paths.
+gstest!(context_of_a_chunked_file, |dir: Dir, cmd: TestCommand| {
+    let words = [
+        "alpha",
+        "needle",
+        "beta",
+        "needle needle",
+        "",
+        "x",
+        "NEEDLE",
+    ];
+    let mut text = String::new();
+    let mut seed = 7u64;
+    for _ in 0..2500 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let n = (seed >> 33) % 4;
+        let line: Vec<&str> = (0..n)
+            .map(|i| words[((seed >> (8 * i + 3)) % words.len() as u64) as usize])
+            .collect();
+        text.push_str(&line.join(" "));
+        text.push('\n');
+    }
+    text.push_str("last needle without newline");
+    dir.create("t.txt", &text);
+    for flags in [
+        &["-A1"][..],
+        &["-B2"],
+        &["-n", "-C1"],
+        &["-n", "-A1", "-B4"],
+        &["-H", "-n", "-C2"],
+        &["-n", "-C1", "--context-separator=XX"],
+        &["-n", "-C1", "--no-context-separator"],
+        &["-H", "-n", "--null", "-C1"],
+        &["-n", "-C6"],
+    ] {
+        let mut want = dir.command();
+        want.args(["--engine", "cpu"])
+            .args(flags)
+            .args(["needle", "t.txt"]);
+        let mut got = dir.command();
+        got.small_batches().args(flags).args(["needle", "t.txt"]);
+        eqnice!(want.stdout(), got.stdout());
+    }
+    cmd.args(["-c", "needle", "t.txt"]);
+    assert!(cmd.stdout().trim().parse::<u64>().unwrap() > 500);
+});
