@@ -23,8 +23,38 @@ use crate::linematcher::LineMatcher;
 
 /// Bytes of the file handled per round (bounds the output held in memory).
 const WINDOW: usize = 256 << 20;
-/// How far a counting thread reads past pages before releasing them.
+/// How far a thread reads past pages before releasing them.
 const RELEASE_STEP: usize = 32 << 20;
+
+/// Releases the pages of a map (see [`GuardedMap::release`]) behind a
+/// reader that moves forward, every [`RELEASE_STEP`] bytes.
+struct Releaser<'a> {
+    map: Option<&'a GuardedMap>,
+    from: usize,
+}
+
+impl<'a> Releaser<'a> {
+    fn new(map: Option<&'a GuardedMap>, from: usize) -> Releaser<'a> {
+        Releaser { map, from }
+    }
+
+    /// Everything before `upto` has been read.
+    fn passed(&mut self, upto: usize) {
+        if let Some(m) = self.map {
+            if upto > self.from + RELEASE_STEP {
+                m.release(self.from..upto);
+                self.from = upto;
+            }
+        }
+    }
+
+    /// Done: releases the rest up to `upto`.
+    fn finish(self, upto: usize) {
+        if let Some(m) = self.map {
+            m.release(self.from..upto.max(self.from));
+        }
+    }
+}
 
 /// Whether the output asked for is the plain numbered form handled here.
 pub fn eligible(cfg: &Config) -> bool {
@@ -207,10 +237,9 @@ const NUMBERED_ROUND: usize = 1 << 20;
 pub fn print_numbered<W: Write>(
     cfg: &Config,
     path: &Path,
-    data: &[u8],
+    text: Text<'_>,
     offsets: &[u64],
     numbers: &[u64],
-    confirm: Option<&RegexMatcher>,
     wtr: &mut W,
 ) -> io::Result<bool> {
     let threads = crate::cores();
@@ -227,7 +256,7 @@ pub fn print_numbered<W: Write>(
                 .zip(nums.chunks(per))
                 .map(|(o, n)| {
                     let prefix = &prefix;
-                    s.spawn(move || format_numbered(data, o, n, confirm, prefix))
+                    s.spawn(move || format_numbered(text, o, n, prefix))
                 })
                 .collect();
             hs.into_iter()
@@ -270,11 +299,13 @@ pub fn context_eligible(cfg: &Config) -> bool {
 pub fn print_context<W: Write>(
     cfg: &Config,
     path: &Path,
-    data: &[u8],
+    text: Text<'_>,
     offsets: &[u64],
     numbers: &[u64],
     wtr: &mut W,
 ) -> io::Result<bool> {
+    let data = text.data;
+    let mut release = Releaser::new(text.map, 0);
     let (before, after) = (cfg.before as u64, cfg.after as u64);
     let sep_match = prefix_with(cfg, path, b':');
     let sep_context = prefix_with(cfg, path, b'-');
@@ -287,6 +318,7 @@ pub fn print_context<W: Write>(
         if s >= data.len() || last.is_some_and(|(ln, _)| n <= ln) {
             continue; // out of order: a file that changed under the search
         }
+        release.passed(last.map_or(0, |(_, e)| e));
         let ls = memchr::memrchr(b'\n', &data[..s]).map_or(0, |i| i + 1);
         // Before-context: up to `before` lines, not reaching back into
         // lines already printed.
@@ -355,6 +387,7 @@ pub fn print_context<W: Write>(
         }
     }
     wtr.write_all(&out)?;
+    release.finish(last.map_or(0, |(_, e)| e));
     Ok(last.is_some())
 }
 
@@ -391,13 +424,9 @@ fn prefix_with(cfg: &Config, path: &Path, sep: u8) -> Vec<u8> {
 }
 
 /// Formats the lines holding `offsets`, numbered by `numbers`.
-fn format_numbered(
-    data: &[u8],
-    offsets: &[u64],
-    numbers: &[u64],
-    confirm: Option<&RegexMatcher>,
-    prefix: &[u8],
-) -> Vec<u8> {
+fn format_numbered(text: Text<'_>, offsets: &[u64], numbers: &[u64], prefix: &[u8]) -> Vec<u8> {
+    let (data, confirm) = (text.data, text.confirmer());
+    let mut release = Releaser::new(text.map, offsets.first().map_or(0, |&o| o as usize));
     let mut out = Vec::new();
     let mut printed_until = 0usize;
     let mut num = itoa::Buffer::new();
@@ -408,17 +437,19 @@ fn format_numbered(
         if s < printed_until || s >= data.len() {
             continue;
         }
+        release.passed(printed_until);
         let ls = memchr::memrchr(b'\n', &data[..s]).map_or(0, |i| i + 1);
         let le = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1);
         printed_until = le;
-        let text = &data[ls..le];
+        let line_text = &data[ls..le];
         if let Some(m) = confirm {
-            if !m.is_match(text).unwrap_or(false) {
+            if !m.is_match(line_text).unwrap_or(false) {
                 continue;
             }
         }
-        push_line(&mut out, prefix, num.format(line), text);
+        push_line(&mut out, prefix, num.format(line), line_text);
     }
+    release.finish(printed_until);
     out
 }
 
@@ -583,18 +614,14 @@ fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
     let confirm = text.confirmer();
     let mut t = Tally::default();
     let mut line_end = 0usize;
-    let mut kept_from = offsets.first().map_or(0, |&o| o as usize);
+    let mut release = Releaser::new(text.map, offsets.first().map_or(0, |&o| o as usize));
     for &o in offsets {
         let o = o as usize;
         if o >= data.len() || (o < line_end && t.lines > 0) {
             continue;
         }
-        if let Some(m) = text.map.filter(|_| o - kept_from.min(o) > RELEASE_STEP) {
-            // Lines before the previous line end are done with.
-            let to = line_end.max(kept_from);
-            m.release(kept_from..to);
-            kept_from = to;
-        }
+        // Lines before the previous line's end are done with.
+        release.passed(line_end);
         let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
         let le = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
         line_end = le;
@@ -619,9 +646,7 @@ fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
         t.matches += n;
         t.last = ls as u64;
     }
-    if let Some(m) = text.map {
-        m.release(kept_from..line_end.max(kept_from));
-    }
+    release.finish(line_end);
     t
 }
 
@@ -761,16 +786,13 @@ mod tests {
                     .map(|&s| 1 + count_nl(&data[..s as usize]))
                     .collect();
                 let mut got = Vec::new();
-                print_numbered(
-                    &cfg,
-                    Path::new("f"),
-                    &data,
-                    &lines.starts,
-                    &numbers,
-                    None,
-                    &mut got,
-                )
-                .unwrap();
+                let t = Text {
+                    data: &data,
+                    map: None,
+                    matcher: plan.line_matcher(),
+                    confirm: false,
+                };
+                print_numbered(&cfg, Path::new("f"), t, &lines.starts, &numbers, &mut got).unwrap();
                 assert_eq!(got, reference(&cfg, &plan, &data), "{args:?} len {len}");
             }
         }

@@ -742,7 +742,7 @@ impl<'a> Finisher<'a> {
             // The file changed size since the device read it: the offsets
             // no longer describe these bytes, so search them exactly.
             self.finish_bytes(hay, data, &[], true)
-        } else if let Some(r) = self.print_numbered(hay, data, &big) {
+        } else if let Some(r) = self.print_numbered(hay, data, map.as_ref(), &big) {
             r
         } else if let Some(r) = (!big.has_nul && !self.cfg.verify)
             .then(|| {
@@ -777,6 +777,7 @@ impl<'a> Finisher<'a> {
         &mut self,
         hay: &Haystack,
         data: &[u8],
+        map: Option<&crate::guard::GuardedMap>,
         big: &BigOffsets,
     ) -> Option<io::Result<SearchResult>> {
         let usable = big.numbered
@@ -791,32 +792,19 @@ impl<'a> Finisher<'a> {
             return None;
         }
         self.numbered_files += 1;
-        if context {
-            let w = self.printer.get_mut();
-            let r = crate::linefast::print_context(
-                self.cfg,
-                &hay.path,
-                data,
-                &big.offsets,
-                &big.numbers,
-                w,
-            );
-            return Some(r.map(|has_match| SearchResult {
-                has_match,
-                stats: None,
-            }));
-        }
-        let m = (!self.plan.exact_lines).then(|| self.plan.matcher.get());
-        let w = self.printer.get_mut();
-        let r = crate::linefast::print_numbered(
-            self.cfg,
-            &hay.path,
+        let text = crate::linefast::Text {
             data,
-            &big.offsets,
-            &big.numbers,
-            m,
-            w,
-        );
+            map,
+            matcher: self.plan.line_matcher(),
+            confirm: !self.plan.exact_lines,
+        };
+        let w = self.printer.get_mut();
+        let (cfg, path) = (self.cfg, &hay.path);
+        let r = if context {
+            crate::linefast::print_context(cfg, path, text, &big.offsets, &big.numbers, w)
+        } else {
+            crate::linefast::print_numbered(cfg, path, text, &big.offsets, &big.numbers, w)
+        };
         Some(r.map(|has_match| SearchResult {
             has_match,
             stats: None,
