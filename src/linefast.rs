@@ -58,8 +58,14 @@ impl<'a> Releaser<'a> {
 
 /// Whether the output asked for is the plain numbered form handled here.
 pub fn eligible(cfg: &Config) -> bool {
+    plain_standard(cfg) && cfg.line_number && cfg.before == 0 && cfg.after == 0
+}
+
+/// The standard output without anything this module does not write:
+/// colors, byte offsets, columns, `-o`, replacements, headings, `-v`, `-m`,
+/// `--stats`.
+fn plain_standard(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Standard
-        && cfg.line_number
         && !cfg.quiet
         && !cfg.byte_offset
         && !cfg.column
@@ -70,8 +76,6 @@ pub fn eligible(cfg: &Config) -> bool {
         && !cfg.invert
         && !cfg.stats
         && cfg.max_count.is_none()
-        && cfg.before == 0
-        && cfg.after == 0
         && cfg.color == termcolor::ColorChoice::Never
 }
 
@@ -120,12 +124,7 @@ pub fn print<W: Write>(
 }
 
 fn path_prefix(cfg: &Config, path: &Path) -> Vec<u8> {
-    if !cfg.with_filename {
-        return Vec::new();
-    }
-    let mut p = path_bytes(path);
-    p.push(if cfg.null { 0 } else { b':' });
-    p
+    prefix_with(cfg, path, b':')
 }
 
 fn path_bytes(path: &Path) -> Vec<u8> {
@@ -274,20 +273,7 @@ pub fn print_numbered<W: Write>(
 /// Whether the output is plain matching lines with context (`-A`, `-B`,
 /// `-C`) of one file, as [`print_context`] writes them.
 pub fn context_eligible(cfg: &Config) -> bool {
-    cfg.mode == OutputMode::Standard
-        && (cfg.before > 0 || cfg.after > 0)
-        && cfg.is_one_file
-        && !cfg.quiet
-        && !cfg.byte_offset
-        && !cfg.column
-        && !cfg.only_matching
-        && cfg.replace.is_none()
-        && !cfg.vimgrep
-        && !cfg.heading
-        && !cfg.invert
-        && !cfg.stats
-        && cfg.max_count.is_none()
-        && cfg.color == termcolor::ColorChoice::Never
+    plain_standard(cfg) && (cfg.before > 0 || cfg.after > 0) && cfg.is_one_file
 }
 
 /// Prints the matching lines holding `offsets` (one offset per line, both
@@ -353,14 +339,8 @@ pub fn print_context<W: Write>(
             } else {
                 (&sep_context, b'-')
             };
-            write_line(
-                &mut out,
-                cfg,
-                (prefix, sep),
-                first + j as u64,
-                &data[a..b],
-                &mut num,
-            );
+            let number = cfg.line_number.then(|| (num.format(first + j as u64), sep));
+            push_line_sep(&mut out, prefix, number, &data[a..b]);
             end = b;
         }
         let mut ln = n;
@@ -370,14 +350,8 @@ pub fn print_context<W: Write>(
         while ln < n + after && end < data.len() && next.is_none_or(|m| ln + 1 < m) {
             let b = memchr::memchr(b'\n', &data[end..]).map_or(data.len(), |i| end + i + 1);
             ln += 1;
-            write_line(
-                &mut out,
-                cfg,
-                (&sep_context, b'-'),
-                ln,
-                &data[end..b],
-                &mut num,
-            );
+            let number = cfg.line_number.then(|| (num.format(ln), b'-'));
+            push_line_sep(&mut out, &sep_context, number, &data[end..b]);
             end = b;
         }
         last = Some((ln, end));
@@ -389,28 +363,6 @@ pub fn print_context<W: Write>(
     wtr.write_all(&out)?;
     release.finish(last.map_or(0, |(_, e)| e));
     Ok(last.is_some())
-}
-
-/// `[PATH SEP][N SEP]TEXT` as ripgrep writes a line: `prefix` is the path
-/// with its separator (see [`prefix_with`]), `sep` goes after the number
-/// (`:` for a match, `-` for context).
-fn write_line(
-    out: &mut Vec<u8>,
-    cfg: &Config,
-    (prefix, sep): (&[u8], u8),
-    n: u64,
-    text: &[u8],
-    num: &mut itoa::Buffer,
-) {
-    out.extend_from_slice(prefix);
-    if cfg.line_number {
-        out.extend_from_slice(num.format(n).as_bytes());
-        out.push(sep);
-    }
-    out.extend_from_slice(text);
-    if !text.ends_with(b"\n") {
-        out.push(b'\n');
-    }
 }
 
 /// The path prefix with `sep` after it (NUL with `--null`), or nothing.
@@ -456,9 +408,17 @@ fn format_numbered(text: Text<'_>, offsets: &[u64], numbers: &[u64], prefix: &[u
 /// Appends `PREFIX LINE:TEXT` (TEXT gets a `\n` when the file's last line
 /// lacks one), as ripgrep's standard printer writes a numbered line.
 fn push_line(out: &mut Vec<u8>, prefix: &[u8], number: &str, text: &[u8]) {
+    push_line_sep(out, prefix, Some((number, b':')), text);
+}
+
+/// `PREFIX[NUMBER SEP]TEXT\n`: `sep` is `:` for a matching line, `-` for
+/// a context line (the prefix, from [`prefix_with`], carries the same).
+fn push_line_sep(out: &mut Vec<u8>, prefix: &[u8], number: Option<(&str, u8)>, text: &[u8]) {
     out.extend_from_slice(prefix);
-    out.extend_from_slice(number.as_bytes());
-    out.push(b':');
+    if let Some((n, sep)) = number {
+        out.extend_from_slice(n.as_bytes());
+        out.push(sep);
+    }
     out.extend_from_slice(text);
     if !text.ends_with(b"\n") {
         out.push(b'\n');
