@@ -381,17 +381,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Whether `p` occurs at `hay[i..]` (ASCII case folded with `fold`).
+    fn occurs(hay: &[u8], i: usize, p: &[u8], fold: bool) -> bool {
+        hay.len() - i >= p.len()
+            && if fold {
+                hay[i..i + p.len()].eq_ignore_ascii_case(p)
+            } else {
+                &hay[i..i + p.len()] == p
+            }
+    }
+
     fn naive(set: &LiteralSet, hay: &[u8]) -> Vec<usize> {
         (0..hay.len())
             .filter(|&i| {
-                set.patterns.iter().any(|p| {
-                    hay.len() - i >= p.len()
-                        && if set.fold_ascii {
-                            hay[i..i + p.len()].eq_ignore_ascii_case(p)
-                        } else {
-                            &hay[i..i + p.len()] == p.as_slice()
-                        }
-                })
+                set.patterns
+                    .iter()
+                    .any(|p| occurs(hay, i, p, set.fold_ascii))
             })
             .collect()
     }
@@ -405,18 +410,10 @@ mod tests {
     /// Leftmost-first matches of the patterns in their listed order, one
     /// after another as a regex alternation finds them.
     fn naive_leftmost_first(listed: &[Vec<u8>], fold: bool, hay: &[u8]) -> Vec<(usize, usize)> {
-        let occurs = |i: usize, p: &[u8]| {
-            hay.len() - i >= p.len()
-                && if fold {
-                    hay[i..i + p.len()].eq_ignore_ascii_case(p)
-                } else {
-                    &hay[i..i + p.len()] == p
-                }
-        };
         let mut out = Vec::new();
         let mut i = 0;
         while i < hay.len() {
-            match listed.iter().find(|p| occurs(i, p)) {
+            match listed.iter().find(|p| occurs(hay, i, p, fold)) {
                 Some(p) => {
                     out.push((i, i + p.len()));
                     i += p.len();
