@@ -66,18 +66,43 @@ pub struct Plan {
 /// most of a second to build.
 pub struct Regex {
     cell: OnceLock<RegexMatcher>,
-    pending: Mutex<Option<Compiling>>,
+    pending: Mutex<Option<Background<anyhow::Result<RegexMatcher>>>>,
 }
 
-/// A regex not yet in [`Regex::cell`].
-enum Compiling {
-    Thread(JoinHandle<anyhow::Result<RegexMatcher>>),
-    /// Compiled on the calling thread (no thread could be started).
-    Done(anyhow::Result<RegexMatcher>),
+/// A value being built on its own thread (or already built on the calling
+/// thread, when no thread could be started).
+enum Background<T> {
+    Thread(JoinHandle<T>),
+    Done(T),
+}
+
+impl<T: Send + 'static> Background<T> {
+    /// `work` on a thread named `name`; `inline` on this thread if no
+    /// thread can be started (it computes the same from borrowed inputs,
+    /// since `work` is gone with the failed spawn).
+    fn spawn(
+        name: &str,
+        work: impl FnOnce() -> T + Send + 'static,
+        inline: impl FnOnce() -> T,
+    ) -> Background<T> {
+        match std::thread::Builder::new().name(name.into()).spawn(work) {
+            Ok(h) => Background::Thread(h),
+            Err(_) => Background::Done(inline()),
+        }
+    }
+
+    fn join(self) -> anyhow::Result<T> {
+        match self {
+            Background::Done(v) => Ok(v),
+            Background::Thread(h) => h
+                .join()
+                .map_err(|_| anyhow::anyhow!("a plan-building thread failed")),
+        }
+    }
 }
 
 impl Regex {
-    fn new(c: Compiling) -> Regex {
+    fn new(c: Background<anyhow::Result<RegexMatcher>>) -> Regex {
         Regex {
             cell: OnceLock::new(),
             pending: Mutex::new(Some(c)),
@@ -91,13 +116,10 @@ impl Regex {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        let m = match pending {
-            None => return Ok(()),
-            Some(Compiling::Done(r)) => r?,
-            Some(Compiling::Thread(h)) => h
-                .join()
-                .map_err(|_| anyhow::anyhow!("the regex compiler thread failed"))??,
+        let Some(pending) = pending else {
+            return Ok(());
         };
+        let m = pending.join()??;
         let _ = self.cell.set(m);
         Ok(())
     }
@@ -131,13 +153,8 @@ pub struct PendingPlan {
     literals: Option<LiteralSet>,
     shape: Shape,
     exact_lines: bool,
-    hashed: Finder,
-}
-
-/// The hashed finder of a big set, built on its own thread.
-enum Finder {
-    Ready(Option<HashedLiterals>),
-    Thread(JoinHandle<Option<HashedLiterals>>),
+    /// The hashed finder of a big set, built on its own thread.
+    hashed: Background<Option<HashedLiterals>>,
 }
 
 impl PendingPlan {
@@ -149,12 +166,7 @@ impl PendingPlan {
     /// The plan, once its regex compiled (a bad pattern's error here, as
     /// ripgrep reports it), unless the regex is not needed yet.
     pub fn finish(self) -> anyhow::Result<Plan> {
-        let hashed = match self.hashed {
-            Finder::Ready(h) => h,
-            Finder::Thread(t) => t
-                .join()
-                .map_err(|_| anyhow::anyhow!("the literal finder's thread failed"))?,
-        };
+        let hashed = self.hashed.join()?;
         // A case-sensitive set the hashed finder answers by itself needs no
         // regex to start searching (see [`Regex::get`]).
         let defer = !self.case_insensitive && hashed.as_ref().is_some_and(HashedLiterals::ranked);
@@ -180,15 +192,11 @@ impl Plan {
     /// of the plan meanwhile.
     pub fn start(cfg: &Config) -> PendingPlan {
         let spec = MatcherSpec::of(cfg);
-        let matcher = Regex::new(
-            match std::thread::Builder::new()
-                .name("gsearch-regex".into())
-                .spawn(move || spec.build())
-            {
-                Ok(h) => Compiling::Thread(h),
-                Err(_) => Compiling::Done(MatcherSpec::of(cfg).build()),
-            },
-        );
+        let matcher = Regex::new(Background::spawn(
+            "gsearch-regex",
+            move || spec.build(),
+            || MatcherSpec::of(cfg).build(),
+        ));
         let case_insensitive = is_case_insensitive(cfg);
         let (literals, shape) = match extract(cfg, case_insensitive) {
             Some((set, exact)) => {
@@ -213,20 +221,13 @@ impl Plan {
         let hashed = match literals.as_ref() {
             Some(set) if exact_lines && set.patterns.len() >= HASHED_MIN_PATTERNS => {
                 let (own, fixed, patterns) = (set.clone(), cfg.fixed_strings, cfg.patterns.clone());
-                match std::thread::Builder::new()
-                    .name("gsearch-literals".into())
-                    .spawn(move || hashed_finder(&own, fixed, &patterns, case_insensitive))
-                {
-                    Ok(h) => Finder::Thread(h),
-                    Err(_) => Finder::Ready(hashed_finder(
-                        set,
-                        cfg.fixed_strings,
-                        &cfg.patterns,
-                        case_insensitive,
-                    )),
-                }
+                Background::spawn(
+                    "gsearch-literals",
+                    move || hashed_finder(&own, fixed, &patterns, case_insensitive),
+                    || hashed_finder(set, cfg.fixed_strings, &cfg.patterns, case_insensitive),
+                )
             }
-            _ => Finder::Ready(None),
+            _ => Background::Done(None),
         };
         PendingPlan {
             matcher,
