@@ -23,6 +23,7 @@ pub mod radix;
 pub mod run;
 pub mod sorted;
 pub mod stats;
+pub mod trace;
 pub mod walk;
 
 /// The number of cores the OS lets this process use (at least 1).

@@ -31,6 +31,7 @@ fn main() -> ExitCode {
 }
 
 fn try_main() -> anyhow::Result<ExitCode> {
+    gsearch::trace::start();
     // Memory maps of files that shrink under us are reported, not fatal.
     gsearch::guard::install();
     let matches = match Cli::command().try_get_matches() {
@@ -65,6 +66,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
         return gsearch::lookup::run(&cfg);
     }
     // The regex compiles on its own thread while the device starts.
+    gsearch::trace::mark("flags and pattern files read");
     let pending = Plan::start(&cfg);
     let matched = if !cfg.matches_possible() {
         pending.finish()?;
@@ -76,13 +78,16 @@ fn try_main() -> anyhow::Result<ExitCode> {
         matched
     } else {
         let engine = choose::engine(&cfg, pending.literals());
+        gsearch::trace::mark("engine chosen");
         // A bad pattern is reported before a missing device, as before.
         let plan = pending.finish()?;
+        gsearch::trace::mark("plan finished");
         match engine? {
             Some(engine) => gsearch::offload::search(&cfg, &plan, &engine)?,
             None => run::search_cpu(&cfg, &plan)?,
         }
     };
+    gsearch::trace::mark("search done");
     Ok(exit_code(matched, cfg.quiet))
 }
 

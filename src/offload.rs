@@ -282,8 +282,7 @@ pub(crate) fn pread_parallel(
     const PIECE: usize = 4 << 20;
     let threads = fill_threads();
     if buf.len() <= PIECE || threads == 1 {
-        let (n, e) = pread_full(f, buf, offset);
-        return (n, e, memchr::memchr(0, &buf[..n]).is_some());
+        return pread_scan(f, buf, offset);
     }
     let per = buf.len().div_ceil(threads).max(PIECE);
     let results: Vec<(usize, usize, Option<io::Error>, bool)> = std::thread::scope(|s| {
@@ -292,9 +291,8 @@ pub(crate) fn pread_parallel(
             .enumerate()
             .map(|(i, part)| {
                 s.spawn(move || {
-                    let at = offset + (i * per) as u64;
-                    let (n, e) = pread_full(f, part, at);
-                    (i, n, e, memchr::memchr(0, &part[..n]).is_some())
+                    let (n, e, z) = pread_scan(f, part, offset + (i * per) as u64);
+                    (i, n, e, z)
                 })
             })
             .collect();
@@ -317,9 +315,32 @@ pub(crate) fn pread_parallel(
     (total, err, nul)
 }
 
-/// Threads that fill staging buffers.
+/// [`pread_full`] in steps small enough to stay in the core's cache, each
+/// step checked for NUL right after it is read (until one is found), so
+/// the check costs no second pass over memory.
+fn pread_scan(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>, bool) {
+    const STEP: usize = 512 << 10;
+    let (mut n, mut nul) = (0, false);
+    while n < buf.len() {
+        let end = (n + STEP).min(buf.len());
+        let (k, e) = pread_full(f, &mut buf[n..end], offset + n as u64);
+        nul = nul || memchr::memchr(0, &buf[n..n + k]).is_some();
+        n += k;
+        if e.is_some() || n < end {
+            return (n, e, nul);
+        }
+    }
+    (n, None, nul)
+}
+
+/// Threads that fill staging buffers: up to 8 (`GSEARCH_FILL_THREADS`
+/// overrides, for benchmarks).
 pub(crate) fn fill_threads() -> usize {
-    crate::cores().min(8)
+    std::env::var("GSEARCH_FILL_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| crate::cores().min(8))
 }
 
 /// Candidate offsets of a big file, gathered chunk by chunk (one per line).

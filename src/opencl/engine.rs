@@ -67,8 +67,8 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
-    /// Defaults plus `GSEARCH_KERNEL`, `GSEARCH_BATCH_BYTES` and (tests
-    /// only) `GSEARCH_FAULT`.
+    /// Defaults plus `GSEARCH_KERNEL`, `GSEARCH_BATCH_BYTES`,
+    /// `GSEARCH_SLOTS` and (tests only) `GSEARCH_FAULT`.
     pub fn from_env() -> EngineOptions {
         let mut o = EngineOptions::default();
         if let Ok(k) = std::env::var("GSEARCH_KERNEL") {
@@ -80,6 +80,13 @@ impl EngineOptions {
             .filter(|&b| b > 0)
         {
             o.batch_bytes = b;
+        }
+        if let Some(n) = std::env::var("GSEARCH_SLOTS")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+        {
+            o.slots = n;
         }
         o.fault = Fault::from_env();
         o
@@ -153,6 +160,7 @@ impl OpenClEngine {
             None => KernelKind::choose(&patterns),
         };
         let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
+        crate::trace::mark("device selected");
         if Fault::hits_any_batch(opts.fault, super::fault::FaultKind::SlowStart) {
             std::thread::sleep(std::time::Duration::from_secs(3));
         }
@@ -187,6 +195,7 @@ impl OpenClEngine {
             });
             (cpu, gpu)
         });
+        crate::trace::mark("device engine ready (CPU fallback built)");
         let cpu = cpu?;
         init.total = t0.elapsed();
         let engine = OpenClEngine {

@@ -1,4 +1,4 @@
-//! Device-side state of one engine: context, the two in-order queues, the
+//! Device-side state of one engine: context, the three in-order queues, the
 //! built program and kernels, the pattern buffers, and the rotating batch
 //! slots (pinned staging buffer mapped once + device text/result buffers).
 //! It knows how to enqueue one batch and how to collect its results; the
@@ -56,8 +56,9 @@ pub struct InitStats {
 struct HostPtr(*mut u8);
 
 // SAFETY: the pointer refers to pinned host memory owned by the slot's
-// staging buffer, which moves with it; only the thread holding the engine's
-// state lock touches it.
+// staging buffer, which moves with it; the thread holding the engine's
+// state lock hands each slot's bytes to one thread at a time (the stream's
+// filler, see `stream.rs`).
 unsafe impl Send for HostPtr {}
 
 struct Slot {
@@ -113,6 +114,10 @@ pub(crate) struct Gpu {
     line_prog: Option<LineProgram>,
     write_q: CommandQueue,
     exec_q: CommandQueue,
+    /// Blocking read-backs of result tails (more results than the head
+    /// read speculatively): on the exec queue such a read would wait behind
+    /// the batches enqueued after this one.
+    read_q: CommandQueue,
     _program: Program,
     kernel: Kernel,
     count_kernel: Option<Kernel>,
@@ -185,7 +190,9 @@ impl Gpu {
         let context = shared_context(info).map_err(cl("creating the context"))?;
         let write_q = make_queue(&context).map_err(cl("creating a command queue"))?;
         let exec_q = make_queue(&context).map_err(cl("creating a command queue"))?;
+        let read_q = make_queue(&context).map_err(cl("creating a command queue"))?;
         let t_ctx = t0.elapsed();
+        crate::trace::mark("context and queues");
 
         let t1 = Instant::now();
         let mut wg = prev_pow2(
@@ -222,8 +229,10 @@ impl Gpu {
             }
             wg = prev_pow2(allowed);
         };
+        crate::trace::mark("program built");
         let args =
             PatternArgs::new(&context, kind, pats, fold).map_err(cl("uploading the patterns"))?;
+        crate::trace::mark("pattern tables uploaded");
         let init = InitStats {
             context: t_ctx,
             build: t1.elapsed(),
@@ -236,6 +245,7 @@ impl Gpu {
             line_prog: None,
             write_q,
             exec_q,
+            read_q,
             _program: built.program,
             kernel,
             count_kernel,
@@ -336,6 +346,7 @@ impl Gpu {
             });
         }
         self.slot_bytes = bytes;
+        crate::trace::mark("pinned staging slots allocated");
         Ok(())
     }
 
@@ -343,6 +354,7 @@ impl Gpu {
     fn release_slots(&mut self) {
         let _ = self.write_q.finish();
         let _ = self.exec_q.finish();
+        let _ = self.read_q.finish();
         for s in self.slots.drain(..) {
             // SAFETY: `host` is the pointer this buffer's mapping returned;
             // nothing uses it after this (the slot is being dropped).
@@ -368,6 +380,7 @@ impl Gpu {
     pub fn quiesce(&self) {
         let _ = self.write_q.finish();
         let _ = self.exec_q.finish();
+        let _ = self.read_q.finish();
     }
 
     /// Enqueues batch `n` bytes of `slot`'s staging memory (already padded):
@@ -552,6 +565,14 @@ impl Gpu {
         f.line_mode
     }
 
+    /// Whether the batch's last command has ended (an error counts: the
+    /// collect that follows reports it), so collecting it will not block.
+    pub fn is_complete(f: &InFlight) -> bool {
+        let last = f.head_read.as_ref().unwrap_or(&f.count_read);
+        // CL_COMPLETE is 0; errors are negative.
+        last.command_execution_status().map_or(true, |s| s.0 <= 0)
+    }
+
     /// Waits for a line-mode batch and returns its distinct matching lines;
     /// `Ok(None)` when they did not fit the device buffers (more matches
     /// than the result buffer holds, a newline index or line table too
@@ -595,7 +616,8 @@ impl Gpu {
         st.device_to_host += span(&l.info_read) + span(&l.lines_read) + span(&l.first_read);
         let t = Instant::now();
         let r = lineindex::collect(
-            &self.exec_q,
+            &self.read_q,
+            &l.events.last,
             &sl.bufs,
             &sl.info_host,
             (&sl.head_lines[..l.head_n], &sl.head_first[..l.head_n]),
@@ -647,10 +669,18 @@ impl Gpu {
             let mut v = vec![0u32; c];
             v[..f.head_n].copy_from_slice(&s.head[..f.head_n]);
             let t = Instant::now();
-            // SAFETY: blocking read into a live vector of the right length.
+            let after: Vec<_> = f.kernel.iter().map(Event::get).collect();
+            // SAFETY: blocking read into a live vector of the right length,
+            // after the kernel that wrote the buffer.
             unsafe {
-                self.exec_q
-                    .enqueue_read_buffer(&s.out, CL_BLOCKING, f.head_n * 4, &mut v[f.head_n..], &[])
+                self.read_q
+                    .enqueue_read_buffer(
+                        &s.out,
+                        CL_BLOCKING,
+                        f.head_n * 4,
+                        &mut v[f.head_n..],
+                        &after,
+                    )
                     .map_err(cl("reading the results"))?;
             }
             st.device_to_host += t.elapsed();

@@ -413,9 +413,11 @@ pub(crate) fn enqueue_all(
     Ok(LineEvents { first, last })
 }
 
-/// Reads `len` entries of the line results (blocking) starting at `from`.
+/// Reads `len` entries of the line results (blocking) starting at `from`,
+/// once `after` (the last line kernel) has completed.
 pub(crate) fn read_results(
     q: &CommandQueue,
+    after: &[cl_event],
     b: &LineBufs,
     from: usize,
     lines: &mut [u32],
@@ -427,9 +429,9 @@ pub(crate) fn read_results(
     // SAFETY: blocking reads into live slices of the requested length,
     // within the buffers' capacity (checked by the caller).
     unsafe {
-        q.enqueue_read_buffer(&b.out_lines, CL_BLOCKING, from * 4, lines, &[])
+        q.enqueue_read_buffer(&b.out_lines, CL_BLOCKING, from * 4, lines, after)
             .map_err(cl("reading the line results"))?;
-        q.enqueue_read_buffer(&b.out_first, CL_BLOCKING, from * 4, first, &[])
+        q.enqueue_read_buffer(&b.out_first, CL_BLOCKING, from * 4, first, after)
             .map_err(cl("reading the line results"))?;
     }
     Ok(())
@@ -438,9 +440,12 @@ pub(crate) fn read_results(
 /// Turns a line-mode batch's read-backs into its lines: `info` (the
 /// kernel's info[0..2]), the speculatively read head of the results, and
 /// (matches found, offsets stored). `None` when something did not fit (the
-/// host numbers the batch instead).
+/// host numbers the batch instead). The rest of the results is read on `q`
+/// (a queue of its own, so the read does not wait behind later batches)
+/// after `last`, the batch's last line kernel.
 pub(crate) fn collect(
     q: &CommandQueue,
+    last: &Event,
     b: &LineBufs,
     info: &[u32],
     head: (&[u32], &[u32]),
@@ -455,7 +460,7 @@ pub(crate) fn collect(
     let h = head.0.len().min(head.1.len()).min(distinct);
     lines[..h].copy_from_slice(&head.0[..h]);
     first[..h].copy_from_slice(&head.1[..h]);
-    read_results(q, b, h, &mut lines[h..], &mut first[h..])?;
+    read_results(q, &[last.get()], b, h, &mut lines[h..], &mut first[h..])?;
     Ok(Some(BatchLines {
         newlines: nl as u64,
         lines,
@@ -530,7 +535,7 @@ impl LineIndexer {
             count: cbuf.get(),
             cap: offsets.len() as u32,
         };
-        enqueue_all(
+        let events = enqueue_all(
             &self.queue,
             &self.prog,
             b,
@@ -548,7 +553,7 @@ impl LineIndexer {
                 .map_err(cl("reading the line counters"))?;
         }
         let n = offsets.len() as u32;
-        collect(&self.queue, b, &info, (&[], &[]), (n, n))
+        collect(&self.queue, &events.last, b, &info, (&[], &[]), (n, n))
     }
 }
 

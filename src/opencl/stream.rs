@@ -17,6 +17,8 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+
 use crate::engine::MatchSet;
 
 use super::engine::{OpenClEngine, State};
@@ -191,7 +193,7 @@ impl OpenClEngine {
     ///
     /// Holds the engine's lock throughout: do not call back into this
     /// engine from `fill` or `sink`.
-    pub fn stream<S: BatchSource>(
+    pub fn stream<S: BatchSource + Send>(
         &self,
         src: &mut S,
         sink: &mut BatchSink<'_, S::Tag>,
@@ -219,7 +221,7 @@ impl OpenClEngine {
     /// its result buffer, lines shorter than 4 bytes on average) or one
     /// searched on the CPU after a failure is numbered on the host from its
     /// staged bytes, with the same result.
-    pub fn stream_lines<S: BatchSource>(
+    pub fn stream_lines<S: BatchSource + Send>(
         &self,
         src: &mut S,
         sink: &mut LineSink<'_, S::Tag>,
@@ -227,7 +229,7 @@ impl OpenClEngine {
         self.stream_impl(src, sink, true)
     }
 
-    fn stream_impl<S: BatchSource>(
+    fn stream_impl<S: BatchSource + Send>(
         &self,
         src: &mut S,
         sink: &mut LineSink<'_, S::Tag>,
@@ -276,6 +278,10 @@ impl OpenClEngine {
         self.run(&mut st, cap, nslots, src, sink, line_mode, &mut stats);
         stats.device_failure = self.device_failure();
         stats.wall = t_wall.elapsed();
+        crate::trace::mark("stream done");
+        if crate::trace::enabled() {
+            eprint!("{}", stats.summary());
+        }
         stats
     }
 
@@ -362,8 +368,81 @@ impl OpenClEngine {
         }
     }
 
+    /// Enqueues a batch the filler has staged (or, with the device gone,
+    /// remembers it for the CPU).
+    fn launch<T>(&self, st: &mut State, f: Filled<T>, stats: &mut StageStats) -> Pending<T> {
+        stats.fill += f.fill;
+        stats.bytes += f.n as u64;
+        stats.batches += 1;
+        let batch_no = st.batch_no;
+        st.batch_no += 1;
+        let mut inflight = None;
+        if self.device_ok(st) {
+            let r = match st.gpu.as_mut() {
+                Some(g) => g.enqueue(f.slot, f.n, batch_no, self.opts.fault, f.lines),
+                None => Err("no device".into()),
+            };
+            match r {
+                Ok(fl) => inflight = Some(fl),
+                Err(e) => self.fail(st, e),
+            }
+        }
+        Pending {
+            slot: f.slot,
+            n: f.n,
+            tag: f.tag,
+            inflight,
+            batch_no,
+            lines: f.lines,
+        }
+    }
+
+    /// Collects the oldest batch (on the CPU if the device failed or could
+    /// not hold its results) and hands it to the sink.
+    fn finish_batch<T>(
+        &self,
+        st: &mut State,
+        p: Pending<T>,
+        sink: &mut LineSink<'_, T>,
+        stats: &mut StageStats,
+    ) -> bool {
+        let fault = self.opts.fault;
+        let result = match (p.inflight, self.device_ok(st)) {
+            (Some(f), true) => {
+                let r = match st.gpu.as_mut() {
+                    Some(g) => Self::collect(g, p.slot, f, p.batch_no, fault, stats),
+                    None => Err("no device".into()),
+                };
+                match r {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.fail(st, e);
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        let Some(gpu) = st.gpu.as_ref() else {
+            return false;
+        };
+        let (ptr, _) = gpu.host_region(p.slot);
+        let data: &[u8] = region(ptr, p.n);
+        match result {
+            Some(r) => self.deliver_result(sink, p.tag, data, r, stats),
+            None => {
+                let offsets = self.cpu_offsets(data, stats);
+                self.deliver(sink, p.tag, data, offsets, p.lines, stats)
+            }
+        }
+    }
+
+    /// The pipeline. A filler thread owns the source and fills free slots
+    /// (reading files straight into pinned memory) while this thread
+    /// enqueues filled batches, collects finished ones in order and runs
+    /// the sink: filling, transfers, kernels and finishing all overlap.
     #[allow(clippy::too_many_arguments)]
-    fn run<S: BatchSource>(
+    fn run<S: BatchSource + Send>(
         &self,
         st: &mut State,
         cap: usize,
@@ -373,99 +452,93 @@ impl OpenClEngine {
         line_mode: bool,
         stats: &mut StageStats,
     ) {
-        let fault = self.opts.fault;
-        let mut pending: VecDeque<Pending<S::Tag>> = VecDeque::new();
-        let mut free: VecDeque<usize> = VecDeque::new();
-        if self.device_ok(st) {
-            let n = st.gpu.as_ref().map(|g| g.slot_count()).unwrap_or(0);
-            free.extend(0..n.min(nslots));
+        let regions: Vec<SlotRegion> = match st.gpu.as_ref() {
+            Some(g) if self.device_ok(st) => (0..g.slot_count().min(nslots))
+                .map(|i| SlotRegion(g.host_region(i)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        if regions.is_empty() {
+            return self.run_on_cpu(st, cap, src, sink, line_mode, stats);
         }
-        let mut done = false;
-        loop {
-            // Keep the device busy: fill and enqueue while slots are free.
-            while !done && self.device_ok(st) && !free.is_empty() {
-                let slot = free.pop_front().unwrap_or(0);
-                let Some(gpu) = st.gpu.as_mut() else { break };
-                let (ptr, len) = gpu.host_region(slot);
-                let buf = region(ptr, len);
-                let t = Instant::now();
-                let r = src.fill(&mut buf[..cap]);
-                stats.fill += t.elapsed();
-                let Some((n, tag)) = r else {
-                    done = true;
-                    free.push_front(slot);
-                    break;
-                };
-                let n = n.min(cap);
-                buf[n..n + PAD].fill(b'\n');
-                stats.bytes += n as u64;
-                stats.batches += 1;
-                let batch_no = st.batch_no;
-                st.batch_no += 1;
-                let lines = line_mode && src.wants_lines(&tag);
-                let inflight = match gpu.enqueue(slot, n, batch_no, fault, lines) {
-                    Ok(f) => Some(f),
-                    Err(e) => {
-                        self.fail(st, e);
-                        None
-                    }
-                };
-                pending.push_back(Pending {
-                    slot,
-                    n,
-                    tag,
-                    inflight,
-                    batch_no,
-                    lines,
-                });
+        let (free_tx, free_rx) = crossbeam_channel::unbounded::<usize>();
+        let (full_tx, full_rx) = crossbeam_channel::unbounded::<Option<Filled<S::Tag>>>();
+        std::thread::scope(|scope| {
+            let regions = &regions;
+            scope.spawn(move || fill_slots(src, cap, line_mode, regions, &free_rx, &full_tx));
+            for i in 0..regions.len() {
+                let _ = free_tx.send(i);
             }
-
-            if let Some(p) = pending.pop_front() {
-                let result = match (p.inflight, self.device_ok(st)) {
-                    (Some(f), true) => {
-                        let r = match st.gpu.as_mut() {
-                            Some(g) => Self::collect(g, p.slot, f, p.batch_no, fault, stats),
-                            None => Err("no device".into()),
-                        };
-                        match r {
-                            Ok(Some(v)) => Some(v),
-                            Ok(None) => None,
-                            Err(e) => {
-                                self.fail(st, e);
-                                None
-                            }
+            let mut pending: VecDeque<Pending<S::Tag>> = VecDeque::new();
+            let mut done = false;
+            loop {
+                // Enqueue whatever is staged; with nothing in flight, wait
+                // for the filler.
+                while !done {
+                    let msg = if pending.is_empty() {
+                        full_rx.recv().unwrap_or(None)
+                    } else {
+                        match full_rx.try_recv() {
+                            Ok(m) => m,
+                            Err(TryRecvError::Empty) => break,
+                            Err(TryRecvError::Disconnected) => None,
                         }
+                    };
+                    match msg {
+                        Some(f) => {
+                            let p = self.launch(st, f, stats);
+                            pending.push_back(p);
+                        }
+                        None => done = true,
                     }
-                    _ => None,
-                };
-                let Some(gpu) = st.gpu.as_ref() else { break };
-                let (ptr, _) = gpu.host_region(p.slot);
-                let data: &[u8] = region(ptr, p.n);
-                let go_on = match result {
-                    Some(r) => self.deliver_result(sink, p.tag, data, r, stats),
-                    None => {
-                        let offsets = self.cpu_offsets(data, stats);
-                        self.deliver(sink, p.tag, data, offsets, p.lines, stats)
+                }
+                let Some(oldest) = pending.front() else { break };
+                // While the oldest batch is still on the device, keep
+                // handing it newly staged ones instead of blocking.
+                let busy = oldest.inflight.as_ref().is_some_and(|f| !Gpu::is_complete(f));
+                if busy && !done {
+                    let t = Instant::now();
+                    match full_rx.recv_timeout(Duration::from_micros(200)) {
+                        Ok(Some(f)) => {
+                            let p = self.launch(st, f, stats);
+                            pending.push_back(p);
+                        }
+                        Ok(None) | Err(RecvTimeoutError::Disconnected) => done = true,
+                        Err(RecvTimeoutError::Timeout) => {}
                     }
-                };
-                free.push_back(p.slot);
-                if !go_on {
+                    stats.wait += t.elapsed();
+                    continue;
+                }
+                let Some(p) = pending.pop_front() else { break };
+                let slot = p.slot;
+                if !self.finish_batch(st, p, sink, stats) {
                     // Stop: let the device finish what it has (its reads
                     // target slot memory), then drop the rest.
                     if let Some(g) = st.gpu.as_ref() {
                         g.quiesce();
                     }
                     pending.clear();
-                    return;
+                    break;
                 }
-                continue;
+                let _ = free_tx.send(slot);
             }
+            // Ends the filler (it may be filling one last slot).
+            drop(free_tx);
+        });
+    }
 
-            if done {
-                return;
-            }
-            // No device (never had one, or it failed): CPU, one batch at a
-            // time in a heap buffer.
+    /// No device slots (never had a device, or it failed first): the CPU,
+    /// one batch at a time in a heap buffer.
+    fn run_on_cpu<S: BatchSource>(
+        &self,
+        st: &mut State,
+        cap: usize,
+        src: &mut S,
+        sink: &mut LineSink<'_, S::Tag>,
+        line_mode: bool,
+        stats: &mut StageStats,
+    ) {
+        loop {
             if st.heap.len() < cap + PAD {
                 st.heap = vec![0u8; cap + PAD];
             }
@@ -484,6 +557,60 @@ impl OpenClEngine {
             if !go_on {
                 return;
             }
+        }
+    }
+}
+
+/// A batch the filler staged in a slot.
+struct Filled<T> {
+    slot: usize,
+    n: usize,
+    tag: T,
+    lines: bool,
+    fill: Duration,
+}
+
+/// A slot's mapped staging memory (pointer, length including PAD).
+struct SlotRegion((*mut u8, usize));
+
+// SAFETY: the mapping stays valid for the whole `run` (the engine's state
+// lock is held and slots are not reallocated meanwhile); the channels hand
+// each slot to one thread at a time (the filler, then the pipeline until the
+// batch is collected), so no two threads touch a slot's bytes at once.
+unsafe impl Sync for SlotRegion {}
+
+/// The filler thread: stages the next batch into each slot it is given,
+/// padded for the kernels; sends `None` when the source is exhausted.
+fn fill_slots<S: BatchSource>(
+    src: &mut S,
+    cap: usize,
+    line_mode: bool,
+    regions: &[SlotRegion],
+    free: &Receiver<usize>,
+    full: &Sender<Option<Filled<S::Tag>>>,
+) {
+    for slot in free.iter() {
+        let (ptr, len) = regions[slot].0;
+        let buf = region(ptr, len);
+        let t = Instant::now();
+        let r = src.fill(&mut buf[..cap]);
+        let fill = t.elapsed();
+        let Some((n, tag)) = r else {
+            let _ = full.send(None);
+            return;
+        };
+        let n = n.min(cap);
+        buf[n..n + PAD].fill(b'\n');
+        let lines = line_mode && src.wants_lines(&tag);
+        let f = Filled {
+            slot,
+            n,
+            tag,
+            lines,
+            fill,
+        };
+        if full.send(Some(f)).is_err() {
+            return;
         }
     }
 }
