@@ -76,6 +76,8 @@ struct Source {
     /// Chunks of big files come back as distinct matching lines numbered
     /// on the device (not under `--verify`, which checks the offsets path).
     chunk_lines: bool,
+    /// Of those lines only the count matters (`Finisher::streams_count`).
+    count_only: bool,
 }
 
 impl Source {
@@ -130,6 +132,10 @@ impl BatchSource for Source {
 
     fn wants_lines(&self, tag: &Vec<Piece>) -> bool {
         self.chunk_lines && matches!(tag.as_slice(), [p] if p.chunk.is_some() && !p.cpu)
+    }
+
+    fn counts_only(&self, tag: &Vec<Piece>) -> bool {
+        self.count_only && self.wants_lines(tag)
     }
 
     fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Vec<Piece>)> {
@@ -403,14 +409,15 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         }
         any.into_inner()
     });
+    let mut fin = Finisher::new(cfg, plan);
     let mut src = Source {
         rx,
         pending: None,
         big: None,
         overlap: engine.max_pattern_len().saturating_sub(1),
         chunk_lines: !cfg.verify,
+        count_only: fin.streams_count(),
     };
-    let mut fin = Finisher::new(cfg, plan);
     let stage = engine.stream_lines(&mut src, &mut |pieces, bytes, r| match r {
         BatchResult::Offsets(set) => fin.batch(pieces, bytes, &set.offsets),
         BatchResult::Lines(lines) => fin.batch_lines(pieces, bytes, lines),
@@ -565,12 +572,19 @@ impl<'a> Finisher<'a> {
     /// owned by this chunk and that no earlier chunk counted (a line
     /// crossing a chunk boundary has the same absolute number in both).
     /// Absolute numbers come from the newlines of the owned bytes of the
-    /// chunks before plus the device's number within the chunk.
+    /// chunks before plus the device's number within the chunk. Lines
+    /// not read back (a count-only batch) lie strictly between the first
+    /// line and the last few, so each is counted, none is owned by another
+    /// chunk, and the last line counted is among those read.
     fn chunk_lines(&mut self, c: Chunk, data: &[u8], lines: &BatchLines) {
         let base = c.file_offset;
         let keep = !self.streams_count();
+        debug_assert!(lines.omitted == 0 || !keep);
         let big = &mut self.big;
-        for (&line, &first) in lines.lines.iter().zip(&lines.first) {
+        for (i, (&line, &first)) in lines.lines.iter().zip(&lines.first).enumerate() {
+            if i == lines.omitted_at {
+                big.lines += lines.omitted as u64;
+            }
             // Lines are sorted, so first offsets are too.
             if first as usize >= c.owned {
                 break;

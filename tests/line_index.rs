@@ -362,3 +362,67 @@ fn stats_say_the_lines_came_from_the_device() {
     assert!(text.contains("line numbers:"), "{text}");
     assert!(text.contains("batches on the device"), "{text}");
 }
+
+/// `-c` of a chunked file takes from the device only each chunk's number
+/// of matching lines with its first and last few lines: chunks of 1 MiB
+/// holding far more matching lines than the head read with every batch,
+/// lines crossing chunk boundaries, and matches in the chunks' overlaps.
+#[test]
+fn counts_of_chunks_with_many_lines_equal_the_cpu_engine() {
+    if !have_device() {
+        return;
+    }
+    let d = tempfile::tempdir().expect("tempdir");
+    let mut data = Vec::new();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    // Short lines, with a line of 1.2 MiB (across a chunk boundary) after
+    // 1.5 MiB and one of 2.5 MiB (longer than a chunk) after 3.5 MiB.
+    let mut long = [(1_500_000, 1_200_000), (3_500_000, 2_500_000)]
+        .into_iter()
+        .peekable();
+    while data.len() < 6 << 20 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if long.peek().is_some_and(|&(at, _)| data.len() >= at) {
+            let (_, len) = long.next().unwrap_or_default();
+            data.extend(std::iter::repeat_n(b'n', len));
+        }
+        match x % 100 {
+            0..=9 => data.extend_from_slice(b"plain words"),
+            10..=19 => data.extend_from_slice(b"needle needle"),
+            _ => data.extend_from_slice(b"a needle"),
+        }
+        data.push(b'\n');
+    }
+    data.extend_from_slice(b"needle");
+    std::fs::write(d.path().join("many.txt"), &data).expect("write");
+    let env = [("GSEARCH_BATCH_BYTES", "1048576"), ("GSEARCH_TRACE", "1")];
+    for args in [
+        &["-c", "needle", "many.txt"][..],
+        &["-c", "-e", "needle", "-e", "words", "many.txt"],
+        &["-c", "-F", "-e", "eedle", "-e", "needle needle", "many.txt"],
+    ] {
+        let want = gsearch(d.path(), "cpu", args, &[]);
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gsearch"));
+        c.current_dir(d.path())
+            .args(["--engine", "opencl"])
+            .args(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().expect("run gsearch");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&want),
+            "{args:?}"
+        );
+        let trace = String::from_utf8_lossy(&out.stderr);
+        let not_read = trace
+            .split("lines, ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse::<u64>().ok());
+        assert!(not_read.is_some_and(|n| n > 0), "{args:?}: {trace}");
+    }
+}

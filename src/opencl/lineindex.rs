@@ -46,6 +46,29 @@ pub struct BatchLines {
     pub first: Vec<u32>,
     /// Whether the device computed these (else the host did).
     pub from_device: bool,
+    /// Lines not read back (a batch collected for its count): `omitted`
+    /// lines sit between `lines[..omitted_at]` and `lines[omitted_at..]`.
+    /// Only the first lines and the last few (which the chunk overlap may
+    /// cover) were read; see [`Ends`].
+    pub omitted: usize,
+    pub omitted_at: usize,
+}
+
+impl BatchLines {
+    /// All distinct matching lines of the batch, read back or not.
+    pub fn distinct(&self) -> usize {
+        self.lines.len() + self.omitted
+    }
+}
+
+/// How much of a batch's line results to read back: all of them, or only
+/// the head (read with every batch anyway) and the last `tail` lines - what
+/// counting needs when at most `tail - 1` lines can start in the chunk's
+/// overlap (a batch whose overlap is `tail - 1` bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ends {
+    All,
+    Tail(usize),
 }
 
 /// The host's answer for `bytes` and its sorted match offsets: the CPU
@@ -440,9 +463,11 @@ pub(crate) fn read_results(
 /// Turns a line-mode batch's read-backs into its lines: `info` (the
 /// kernel's info[0..2]), the speculatively read head of the results, and
 /// (matches found, offsets stored). `None` when something did not fit (the
-/// host numbers the batch instead). The rest of the results is read on `q`
-/// (a queue of its own, so the read does not wait behind later batches)
-/// after `last`, the batch's last line kernel.
+/// host numbers the batch instead). The rest of the results (with
+/// [`Ends::Tail`], only the last lines) is read on `q` (a queue of its own,
+/// so the read does not wait behind later batches) after `last`, the
+/// batch's last line kernel.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn collect(
     q: &CommandQueue,
     last: &Event,
@@ -450,22 +475,30 @@ pub(crate) fn collect(
     info: &[u32],
     head: (&[u32], &[u32]),
     (found, stored): (u32, u32),
+    ends: Ends,
 ) -> Result<Option<BatchLines>, String> {
     let (nl, distinct) = (info[0] as usize, info[1] as usize);
     if found > stored || nl > b.cap_nl || distinct > b.cap_out {
         return Ok(None);
     }
-    let mut lines = vec![0u32; distinct];
-    let mut first = vec![0u32; distinct];
     let h = head.0.len().min(head.1.len()).min(distinct);
+    let (omitted, from) = match ends {
+        Ends::Tail(t) if distinct > h + t => (distinct - h - t, distinct - t),
+        _ => (0, h),
+    };
+    let kept = distinct - omitted;
+    let mut lines = vec![0u32; kept];
+    let mut first = vec![0u32; kept];
     lines[..h].copy_from_slice(&head.0[..h]);
     first[..h].copy_from_slice(&head.1[..h]);
-    read_results(q, &[last.get()], b, h, &mut lines[h..], &mut first[h..])?;
+    read_results(q, &[last.get()], b, from, &mut lines[h..], &mut first[h..])?;
     Ok(Some(BatchLines {
         newlines: nl as u64,
         lines,
         first,
         from_device: true,
+        omitted,
+        omitted_at: h,
     }))
 }
 
@@ -553,7 +586,15 @@ impl LineIndexer {
                 .map_err(cl("reading the line counters"))?;
         }
         let n = offsets.len() as u32;
-        collect(&self.queue, &events.last, b, &info, (&[], &[]), (n, n))
+        collect(
+            &self.queue,
+            &events.last,
+            b,
+            &info,
+            (&[], &[]),
+            (n, n),
+            Ends::All,
+        )
     }
 }
 

@@ -24,7 +24,7 @@ use crate::engine::MatchSet;
 use super::engine::{OpenClEngine, State};
 use super::gpu::{Gpu, InFlight};
 use super::kernels::PAD;
-use super::lineindex::{BatchLines, host_lines};
+use super::lineindex::{BatchLines, Ends, host_lines};
 
 /// Where batches come from. `fill` writes up to `buf.len()` bytes (the
 /// engine's [`OpenClEngine::batch_capacity`]) at the start of `buf` - e.g.
@@ -58,6 +58,13 @@ pub trait BatchSource {
     /// Whether the batch just filled should come back as distinct matching
     /// lines instead of offsets ([`OpenClEngine::stream_lines`] only).
     fn wants_lines(&self, _tag: &Self::Tag) -> bool {
+        false
+    }
+
+    /// Whether, of those lines, only their number and the first and last
+    /// few are needed (counting a chunked file): the rest is not read back
+    /// ([`BatchLines::omitted`]).
+    fn counts_only(&self, _tag: &Self::Tag) -> bool {
         false
     }
 }
@@ -110,6 +117,8 @@ pub struct StageStats {
     pub line_batches_host: u64,
     /// Distinct matching lines numbered on the device.
     pub lines: u64,
+    /// Of those, lines counted without being read back (`-c`).
+    pub lines_not_read: u64,
     /// Set when the device failed (the reason).
     pub device_failure: Option<String>,
 }
@@ -151,10 +160,11 @@ impl StageStats {
         );
         if self.line_batches_device + self.line_batches_host > 0 {
             s += &format!(
-                "  line numbers: {} batches on the device ({} matching lines, line kernels \
-                 {:.1} ms), {} on the host\n",
+                "  line numbers: {} batches on the device ({} matching lines, {} counted \
+                 without reading them back, line kernels {:.1} ms), {} on the host\n",
                 self.line_batches_device,
                 self.lines,
+                self.lines_not_read,
                 ms(self.line_kernel),
                 self.line_batches_host
             );
@@ -173,6 +183,7 @@ struct Pending<T> {
     inflight: Option<InFlight>,
     batch_no: u64,
     lines: bool,
+    ends: Ends,
 }
 
 /// A byte region the loop fills and reads: a mapped slot or the heap buffer.
@@ -351,13 +362,13 @@ impl OpenClEngine {
         gpu: &mut Gpu,
         slot: usize,
         f: InFlight,
-        batch_no: u64,
+        (batch_no, ends): (u64, Ends),
         fault: Option<super::fault::Fault>,
         stats: &mut StageStats,
     ) -> Result<Option<BatchResult>, String> {
         if Gpu::is_line_mode(&f) {
             Ok(gpu
-                .complete_lines(slot, f, batch_no, fault, stats)?
+                .complete_lines(slot, f, (batch_no, ends), fault, stats)?
                 .map(BatchResult::Lines))
         } else {
             let r = gpu.complete(slot, f, batch_no, fault, stats)?;
@@ -394,6 +405,7 @@ impl OpenClEngine {
             inflight,
             batch_no,
             lines: f.lines,
+            ends: f.ends,
         }
     }
 
@@ -410,7 +422,7 @@ impl OpenClEngine {
         let result = match (p.inflight, self.device_ok(st)) {
             (Some(f), true) => {
                 let r = match st.gpu.as_mut() {
-                    Some(g) => Self::collect(g, p.slot, f, p.batch_no, fault, stats),
+                    Some(g) => Self::collect(g, p.slot, f, (p.batch_no, p.ends), fault, stats),
                     None => Err("no device".into()),
                 };
                 match r {
@@ -465,7 +477,9 @@ impl OpenClEngine {
         let (full_tx, full_rx) = crossbeam_channel::unbounded::<Option<Filled<S::Tag>>>();
         std::thread::scope(|scope| {
             let regions = &regions;
-            scope.spawn(move || fill_slots(src, cap, line_mode, regions, &free_rx, &full_tx));
+            let tail = Ends::Tail(self.max_len.max(1));
+            let modes = (line_mode, tail);
+            scope.spawn(move || fill_slots(src, cap, modes, regions, &free_rx, &full_tx));
             for i in 0..regions.len() {
                 let _ = free_tx.send(i);
             }
@@ -495,7 +509,10 @@ impl OpenClEngine {
                 let Some(oldest) = pending.front() else { break };
                 // While the oldest batch is still on the device, keep
                 // handing it newly staged ones instead of blocking.
-                let busy = oldest.inflight.as_ref().is_some_and(|f| !Gpu::is_complete(f));
+                let busy = oldest
+                    .inflight
+                    .as_ref()
+                    .is_some_and(|f| !Gpu::is_complete(f));
                 if busy && !done {
                     let t = Instant::now();
                     match full_rx.recv_timeout(Duration::from_micros(200)) {
@@ -567,6 +584,7 @@ struct Filled<T> {
     n: usize,
     tag: T,
     lines: bool,
+    ends: Ends,
     fill: Duration,
 }
 
@@ -584,7 +602,7 @@ unsafe impl Sync for SlotRegion {}
 fn fill_slots<S: BatchSource>(
     src: &mut S,
     cap: usize,
-    line_mode: bool,
+    (line_mode, tail): (bool, Ends),
     regions: &[SlotRegion],
     free: &Receiver<usize>,
     full: &Sender<Option<Filled<S::Tag>>>,
@@ -602,11 +620,17 @@ fn fill_slots<S: BatchSource>(
         let n = n.min(cap);
         buf[n..n + PAD].fill(b'\n');
         let lines = line_mode && src.wants_lines(&tag);
+        let ends = if lines && src.counts_only(&tag) {
+            tail
+        } else {
+            Ends::All
+        };
         let f = Filled {
             slot,
             n,
             tag,
             lines,
+            ends,
             fill,
         };
         if full.send(Some(f)).is_err() {
