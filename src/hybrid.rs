@@ -315,7 +315,9 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
 /// counter until none are left.
 fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &Shared) {
     let t = Instant::now();
-    let engine = match OpenClEngine::new(sel, set) {
+    // Each chunk with its overlap must fit one batch.
+    let longest = set.patterns.iter().map(Vec::len).max().unwrap_or(0);
+    let engine = match OpenClEngine::with_min_batch(sel, set, chunk() + longest) {
         Ok(e) => e,
         Err(e) => {
             shared.note(format!("device: not used ({e})"));

@@ -5,7 +5,6 @@
 //! order.
 
 use std::io::Write;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::bail;
@@ -15,7 +14,7 @@ use crate::config::{Config, OutputMode};
 use crate::sorted::{self, DeviceChoice, SortedError, SortedOptions};
 
 /// Runs a lookup and returns grep's exit status.
-pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
+pub fn run(cfg: &Config) -> anyhow::Result<u8> {
     if cfg.paths.len() != 1 || cfg.paths[0].as_os_str() == "-" || cfg.implicit_path {
         bail!("--sorted needs exactly one FILE (a bytewise-sorted file, not standard input)");
     }
@@ -37,12 +36,12 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
     let report = match sorted::run_with_report(path, keys, &opts, &mut out) {
         Ok(r) => r,
         Err(SortedError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            return Ok(ExitCode::from(0));
+            return Ok(0);
         }
         Err(e) => {
             let _ = out.flush();
             crate::err_message!("{e}");
-            return Ok(ExitCode::from(2));
+            return Ok(2);
         }
     };
     for w in &report.warnings {
@@ -66,8 +65,8 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
         )?;
     }
     match out.flush() {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::from(0)),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
         r => r?,
     }
-    Ok(ExitCode::from(report.exit_code() as u8))
+    Ok(report.exit_code() as u8)
 }

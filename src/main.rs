@@ -12,25 +12,28 @@ use gsearch::plan::Plan;
 use gsearch::{choose, messages, run};
 
 fn main() -> ExitCode {
-    match try_main() {
-        Ok(code) => code,
+    let status = match try_main() {
+        Ok(status) => status,
         Err(err) => {
             // A closed pipe ends the run quietly, as for any Unix filter.
-            for cause in err.chain() {
-                if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-                    if io.kind() == std::io::ErrorKind::BrokenPipe {
-                        return ExitCode::from(0);
-                    }
-                }
+            let broken_pipe = err.chain().any(|cause| {
+                cause
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            });
+            if !broken_pipe {
+                messages::eprint_locked(format_args!("{err:#}"));
             }
-            messages::eprint_locked(format_args!("{err:#}"));
-            exit_if_detached(2);
-            ExitCode::from(2)
+            if broken_pipe { 0 } else { 2 }
         }
+    };
+    if gsearch::opencl::driver_loaded() || gsearch::hybrid::device_detached() {
+        end_leaving_driver_teardown(status);
     }
+    ExitCode::from(status)
 }
 
-fn try_main() -> anyhow::Result<ExitCode> {
+fn try_main() -> anyhow::Result<u8> {
     gsearch::trace::start();
     // Memory maps of files that shrink under us are reported, not fatal.
     gsearch::guard::install();
@@ -39,28 +42,28 @@ fn try_main() -> anyhow::Result<ExitCode> {
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            return Ok(ExitCode::from(code));
+            return Ok(code);
         }
     };
     let cli = Cli::from_arg_matches(&matches)?;
     if let Some(kind) = cli.generate {
         let text = gsearch::generate::generate(kind)?;
         std::io::stdout().write_all(&text)?;
-        return Ok(ExitCode::from(0));
+        return Ok(0);
     }
     if cli.type_list {
         gsearch::walk::type_list(&mut std::io::stdout().lock())?;
-        return Ok(ExitCode::from(0));
+        return Ok(0);
     }
     if cli.list_devices {
         print!("{}", gsearch::opencl::list_devices_text());
-        return Ok(ExitCode::from(0));
+        return Ok(0);
     }
     let (sorted, files) = (cli.sorted, cli.files);
     let cfg = Config::from_cli(cli)?;
     if files {
         let any = gsearch::walk::list_files(&cfg)?;
-        return Ok(exit_code(any, cfg.quiet));
+        return Ok(exit_status(any, cfg.quiet));
     }
     if sorted {
         return gsearch::lookup::run(&cfg);
@@ -73,9 +76,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
         false
     } else if let Some(path) = hybrid_candidate(&cfg, pending.literals()) {
         let plan = pending.finish()?;
-        let matched = gsearch::hybrid::search(&cfg, &plan, &path)?;
-        exit_if_detached(exit_status(matched, cfg.quiet));
-        matched
+        gsearch::hybrid::search(&cfg, &plan, &path)?
     } else {
         let engine = choose::engine(&cfg, pending.literals());
         gsearch::trace::mark("engine chosen");
@@ -85,19 +86,17 @@ fn try_main() -> anyhow::Result<ExitCode> {
         match engine? {
             Some(engine) => {
                 let matched = gsearch::offload::search(&cfg, &plan, &engine)?;
-                gsearch::trace::mark("device search done");
-                drop(engine);
-                gsearch::trace::mark("device engine released");
-                if std::env::var_os("GSEARCH_EXIT_CHILD").is_some() {
-                    exit_leaving_teardown(exit_status(matched, cfg.quiet));
-                }
+                // Its buffers, queues and context go with the process (see
+                // `end_leaving_driver_teardown`): releasing them one by one
+                // first would only add to the wait.
+                std::mem::forget(engine);
                 matched
             }
             None => run::search_cpu(&cfg, &plan)?,
         }
     };
     gsearch::trace::mark("search done");
-    Ok(exit_code(matched, cfg.quiet))
+    Ok(exit_status(matched, cfg.quiet))
 }
 
 /// The one big file `auto` searches with the CPU and the device together.
@@ -124,44 +123,34 @@ fn exit_status(matched: bool, quiet: bool) -> u8 {
     }
 }
 
-fn exit_code(matched: bool, quiet: bool) -> ExitCode {
-    ExitCode::from(exit_status(matched, quiet))
-}
-
-/// EXPERIMENT: the process ends at once while a child holding the same
-/// file descriptors (the driver's) waits for it to be gone and then ends,
-/// so the driver's teardown runs in the child.
-fn exit_leaving_teardown(status: u8) -> ! {
+/// Ends the process once the answer is out, leaving the OpenCL driver's
+/// teardown to a child. Ending a process that created a context on an
+/// NVIDIA GPU takes about 0.1 s in the kernel (the driver frees the
+/// context and unpins its memory when the last descriptor to it closes),
+/// as long as ripgrep needs for 0.5 GB. The output is flushed; then a
+/// child, holding the same descriptors, waits for this process to be gone
+/// and ends, so that the teardown runs after the user has the answer. A
+/// device thread still inside the driver's start-up (`auto` finished on the
+/// CPU first) ends with the process instead of being waited for.
+fn end_leaving_driver_teardown(status: u8) -> ! {
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
+    gsearch::trace::mark("ending; the driver's teardown left to a child");
     let mut fds = [0; 2];
-    // SAFETY: plain system calls on a local array; the child calls only
-    // async-signal-safe functions (close, read, _exit) before ending.
+    // SAFETY: plain system calls on a local array. Between `fork` and
+    // `_exit` the child calls only async-signal-safe functions (close,
+    // read, _exit), as a child of a multi-threaded process must. Its read
+    // returns when the parent's end closes the pipe's write side.
     unsafe {
         if libc::pipe(fds.as_mut_ptr()) == 0 && libc::fork() == 0 {
             libc::close(fds[1]);
-            libc::close(0);
-            libc::close(1);
-            libc::close(2);
+            for fd in 0..3 {
+                libc::close(fd);
+            }
             let mut b = 0u8;
-            libc::read(fds[0], (&raw mut b).cast(), 1);
+            while libc::read(fds[0], (&raw mut b).cast(), 1) < 0 {}
             libc::_exit(0);
         }
-        gsearch::trace::mark("parent exits");
         libc::_exit(i32::from(status))
-    }
-}
-
-/// When `auto`'s device thread is still inside the OpenCL driver's start-up
-/// (the CPU searched everything first), ends the process now with `status`
-/// instead of waiting for the driver or running its teardown under that
-/// thread. The answer is complete: only output buffers are flushed.
-fn exit_if_detached(status: u8) {
-    if gsearch::hybrid::device_detached() {
-        let _ = std::io::stdout().flush();
-        let _ = std::io::stderr().flush();
-        // SAFETY: `_exit` ends the process at once; everything printed was
-        // flushed above, and no file is being written.
-        unsafe { libc::_exit(i32::from(status)) };
     }
 }

@@ -2,6 +2,7 @@
 //! a [`DeviceSelector`] picks. Nothing here creates a context.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use opencl3::device::{
     CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device,
@@ -192,11 +193,21 @@ fn device_info(
     }
 }
 
+static DRIVER_LOADED: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process has asked the OpenCL loader for its platforms
+/// (which loads and starts every driver it names): `main` then leaves the
+/// drivers' teardown to a child process.
+pub fn driver_loaded() -> bool {
+    DRIVER_LOADED.load(Ordering::Acquire)
+}
+
 /// Every device of every platform, in listing order.
 pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
     if !runtime_available() {
         return Err(DiscoveryError::NoRuntime);
     }
+    DRIVER_LOADED.store(true, Ordering::Release);
     let platforms = get_platforms().map_err(|_| DiscoveryError::NoDevice)?;
     let mut out = Vec::new();
     for p in platforms {

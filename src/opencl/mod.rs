@@ -35,8 +35,8 @@ mod stream;
 
 pub use cache::{Hash128, ProgramCache, hash128};
 pub use device::{
-    DeviceInfo, DeviceSelector, DiscoveryError, has_any_device, list_devices, list_devices_text,
-    pick, runtime_available, select,
+    DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, has_any_device, list_devices,
+    list_devices_text, pick, runtime_available, select,
 };
 pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine};
 pub use fault::{Fault, FaultKind};
