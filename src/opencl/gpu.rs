@@ -264,7 +264,10 @@ impl Gpu {
         );
         let inject = Fault::hits_any_batch(cfg.fault, FaultKind::Build);
         let (built, kernel, count_kernel) = loop {
-            let options = format!("-cl-std=CL1.2 -D WG={wg}");
+            // GSEARCH_KERNEL_OPTS: extra build options (kernel variants,
+            // for tuning with the benchmark).
+            let extra = std::env::var("GSEARCH_KERNEL_OPTS").unwrap_or_default();
+            let options = format!("-cl-std=CL1.2 -D WG={wg} {extra}");
             let built = program::build(&context, info, kind.source(), &options, cfg.cache, inject)?;
             let kernel = Kernel::create(&built.program, kind.function(fold))
                 .map_err(cl("creating the kernel"))?;
