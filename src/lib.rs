@@ -26,7 +26,9 @@ pub mod stats;
 pub mod trace;
 pub mod walk;
 
-/// The number of cores the OS lets this process use (at least 1).
+/// The number of cores the OS lets this process use (at least 1), asked
+/// once (the answer reads cgroup files).
 pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

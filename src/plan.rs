@@ -191,12 +191,20 @@ impl Plan {
     /// Starts compiling the regex on its own thread and works out the rest
     /// of the plan meanwhile.
     pub fn start(cfg: &Config) -> PendingPlan {
-        let spec = MatcherSpec::of(cfg);
-        let matcher = Regex::new(Background::spawn(
-            "gsearch-regex",
-            move || spec.build(),
-            || MatcherSpec::of(cfg).build(),
-        ));
+        // A few short patterns compile in less time than a thread takes to
+        // start and join (a one-line search is all start-up).
+        let small =
+            cfg.patterns.len() <= 8 && cfg.patterns.iter().map(String::len).sum::<usize>() <= 256;
+        let matcher = Regex::new(if small {
+            Background::Done(MatcherSpec::of(cfg).build())
+        } else {
+            let spec = MatcherSpec::of(cfg);
+            Background::spawn(
+                "gsearch-regex",
+                move || spec.build(),
+                || MatcherSpec::of(cfg).build(),
+            )
+        });
         let case_insensitive = is_case_insensitive(cfg);
         let (literals, shape) = match extract(cfg, case_insensitive) {
             Some((set, exact)) => {

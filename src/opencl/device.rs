@@ -209,6 +209,7 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
     }
     DRIVER_LOADED.store(true, Ordering::Release);
     let platforms = get_platforms().map_err(|_| DiscoveryError::NoDevice)?;
+    crate::trace::mark("OpenCL platforms listed");
     let mut out = Vec::new();
     for p in platforms {
         let pname = p.name().unwrap_or_else(|_| "?".into()).trim().to_string();
@@ -220,6 +221,7 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
             let i = out.len();
             out.push(device_info(i, &pname, &vendor, &pver, Device::new(id)));
         }
+        crate::trace::mark(&format!("devices of {pname} listed"));
     }
     if out.is_empty() {
         return Err(DiscoveryError::NoDevice);

@@ -274,6 +274,7 @@ impl OpenClEngine {
                 self.fail(&mut st, e);
             }
         }
+        crate::trace::mark("stream: slots ready");
         if line_mode && self.device_ok(&st) {
             let cache = &self.opts.cache;
             let r = st
@@ -286,6 +287,7 @@ impl OpenClEngine {
             }
         }
 
+        crate::trace::mark("stream: line program ready");
         self.run(&mut st, cap, nslots, src, sink, line_mode, &mut stats);
         stats.device_failure = self.device_failure();
         stats.wall = t_wall.elapsed();
