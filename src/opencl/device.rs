@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use opencl3::device::{
     CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device,
 };
-use opencl3::platform::get_platforms;
+use opencl3::platform::{Platform, get_platforms};
 
 /// How to choose a device.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -202,6 +202,22 @@ pub fn driver_loaded() -> bool {
     DRIVER_LOADED.load(Ordering::Acquire)
 }
 
+/// The devices of one platform (indexed from 0; the caller renumbers).
+fn platform_devices(p: &Platform) -> Vec<DeviceInfo> {
+    let pname = p.name().unwrap_or_else(|_| "?".into()).trim().to_string();
+    let pver = p.version().unwrap_or_default().trim().to_string();
+    let vendor = p.vendor().unwrap_or_default().trim().to_string();
+    // A platform without devices answers CL_DEVICE_NOT_FOUND: skip it.
+    let ids = p.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
+    let devs = ids
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| device_info(i, &pname, &vendor, &pver, Device::new(id)))
+        .collect();
+    crate::trace::mark(&format!("devices of {pname} listed"));
+    devs
+}
+
 /// Every device of every platform, in listing order.
 pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
     if !runtime_available() {
@@ -210,18 +226,21 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
     DRIVER_LOADED.store(true, Ordering::Release);
     let platforms = get_platforms().map_err(|_| DiscoveryError::NoDevice)?;
     crate::trace::mark("OpenCL platforms listed");
-    let mut out = Vec::new();
-    for p in platforms {
-        let pname = p.name().unwrap_or_else(|_| "?".into()).trim().to_string();
-        let pver = p.version().unwrap_or_default().trim().to_string();
-        let vendor = p.vendor().unwrap_or_default().trim().to_string();
-        // A platform without devices answers CL_DEVICE_NOT_FOUND: skip it.
-        let ids = p.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
-        for id in ids {
-            let i = out.len();
-            out.push(device_info(i, &pname, &vendor, &pver, Device::new(id)));
-        }
-        crate::trace::mark(&format!("devices of {pname} listed"));
+    // Each driver starts its devices when first asked for them (tens to
+    // hundreds of milliseconds): the platforms are asked side by side.
+    let per_platform: Vec<Vec<DeviceInfo>> = std::thread::scope(|s| {
+        let handles: Vec<_> = platforms
+            .iter()
+            .map(|p| s.spawn(move || platform_devices(p)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut out: Vec<DeviceInfo> = per_platform.into_iter().flatten().collect();
+    for (i, d) in out.iter_mut().enumerate() {
+        d.index = i;
     }
     if out.is_empty() {
         return Err(DiscoveryError::NoDevice);
