@@ -5,10 +5,12 @@
  * A work-group owns a block of start positions and walks it 16 * WG
  * positions at a time:
  *   phase 1  each work-item takes 16 consecutive positions: ONE aligned
- *            16-byte load (plus the byte after it) and two vector compares
- *            find the positions whose 2 anchor bytes (pat[a], pat[a+1], the
- *            pair the host estimates to be rarest) match; they are pushed
- *            on a local queue q1;
+ *            16-byte load (plus the word after it) and word-parallel
+ *            compares (16-bit lanes of 32-bit words, `pair_mask`) give the
+ *            16-bit mask of the positions whose 2 anchor bytes (pat[a],
+ *            pat[a+1], the pair the host estimates to be rarest) match;
+ *            ONE local atomic_add(popcount) reserves their places on a
+ *            local queue q1;
  *   phase 2  once q1 holds >= WG candidates (enough for every work-item) or
  *            the block ends: each work-item takes candidates from q1 and
  *            compares the first min(m, 16) bytes with one vload16 and a
@@ -58,6 +60,58 @@
 #define Q1CAP (4 * WG)
 #define Q2CAP (5 * WG)
 #define RCAP (2 * WG)
+
+/* Bit 15 of each 16-bit lane of the result is set iff that lane of x is
+ * zero (exact: no carry crosses a lane). */
+uint zero_lanes16(uint x)
+{
+    return ~(((x & 0x7fff7fffu) + 0x7fff7fffu) | x | 0x7fff7fffu);
+}
+
+/* Bit 7 of each byte of the result is set iff that byte of x is zero. */
+uint zero_lanes8(uint x)
+{
+    return ~(((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x | 0x7f7f7f7fu);
+}
+
+/*
+ * The 16-bit mask (bit k: position c + k) of the positions in c..c+15 that
+ * hold the anchor pair, from the 16 bytes at c (an aligned load) and the
+ * word after them. `pair` is pat[a] | pat[a+1] << 8 in both 16-bit halves
+ * (for a one-byte pattern: pat[0] in all four bytes); `fold` has 0x20 in
+ * each byte of `pair` that is an ASCII letter under case folding (else 0),
+ * so that text bytes ORed with it meet a lower-case anchor as 'A' or 'a'.
+ * Pairs at even offsets are the 16-bit lanes of each word; pairs at odd
+ * offsets the lanes of the word shifted by one byte. A few integer
+ * operations per 4 bytes, where byte vectors cost one per byte on GPUs.
+ */
+uint pair_mask(__global const uchar *text, uint c, uint pair, uint fold, int one)
+{
+    const uint4 w = *(__global const uint4 *)(text + c);
+    uint mask = 0;
+    if (one) {
+        const uint4 z = (uint4)(zero_lanes8((w.s0 | fold) ^ pair), zero_lanes8((w.s1 | fold) ^ pair),
+                                zero_lanes8((w.s2 | fold) ^ pair), zero_lanes8((w.s3 | fold) ^ pair));
+        for (uint i = 0; i < 4; i++) {
+            const uint zi = (i == 0) ? z.s0 : (i == 1) ? z.s1 : (i == 2) ? z.s2 : z.s3;
+            const uint m4 = ((zi >> 7) & 1u) | ((zi >> 14) & 2u) | ((zi >> 21) & 4u) | ((zi >> 28) & 8u);
+            mask |= m4 << (4 * i);
+        }
+        return mask;
+    }
+    const uint w4 = *(__global const uint *)(text + c + 16);
+    const uint4 next = (uint4)(w.s1, w.s2, w.s3, w4);
+    const uint4 odd = (w >> (uint4)8) | (next << (uint4)24);
+    const uint4 ze = (uint4)(zero_lanes16((w.s0 | fold) ^ pair), zero_lanes16((w.s1 | fold) ^ pair),
+                             zero_lanes16((w.s2 | fold) ^ pair), zero_lanes16((w.s3 | fold) ^ pair));
+    const uint4 zo = (uint4)(zero_lanes16((odd.s0 | fold) ^ pair), zero_lanes16((odd.s1 | fold) ^ pair),
+                             zero_lanes16((odd.s2 | fold) ^ pair), zero_lanes16((odd.s3 | fold) ^ pair));
+    /* word i: offset 0 = bit 15 of ze, 1 = bit 15 of zo, 2 = bit 31 of ze,
+     * 3 = bit 31 of zo */
+    const uint4 m4 = ((ze >> (uint4)15) & (uint4)1u) | ((zo >> (uint4)14) & (uint4)2u) |
+                     ((ze >> (uint4)29) & (uint4)4u) | ((zo >> (uint4)28) & (uint4)8u);
+    return m4.s0 | (m4.s1 << 4) | (m4.s2 << 8) | (m4.s3 << 12);
+}
 
 uchar fold_byte(uchar c)
 {
@@ -128,7 +182,13 @@ void three_phase(__global const uchar *text, uint n,
     /* phase 1 works on anchor bytes b = p + anchor, p in [start, end) */
     const uint bstart = start + anchor;
     const uint bend = end + anchor;
-    const char16 one_byte = (m > 1) ? (char16)0 : (char16)(-1);
+    /* pair_mask's constants */
+    const uint letter0 = (fold && (uchar)(a0 - (uchar)'a') < (uchar)26) ? 0x20u : 0u;
+    const uint letter1 = (fold && (uchar)(a1 - (uchar)'a') < (uchar)26) ? 0x20u : 0u;
+    const uint pair16 = (uint)a0 | ((uint)((m > 1) ? a1 : a0) << 8);
+    const uint fold16m = letter0 | (((m > 1) ? letter1 : letter0) << 8);
+    const uint wpair = pair16 | (pair16 << 16);
+    const uint wfold = fold16m | (fold16m << 16);
 
     if (lid == 0) {
         ctr[0] = 0;
@@ -146,29 +206,24 @@ void three_phase(__global const uchar *text, uint n,
 
         /* phase 1: the anchor pair at 16 consecutive positions, from one
          * aligned 16-byte load (c is a multiple of 16 and buffers are
-         * aligned) plus the byte after it */
+         * aligned) plus the word after it */
         if (c < bend) {
-            uchar16 v = as_uchar16(*(__global const uint4 *)(text + c));
-            uchar nx = text[c + 16];
-            if (fold) {
-                v = fold16(v);
-                nx = fold_byte(nx);
-            }
-            const uchar16 v1 = (uchar16)(v.s1234, v.s5678, v.s9abc, v.sdef, nx);
-            const char16 hit = (v == (uchar16)a0) & ((v1 == (uchar16)a1) | one_byte);
-            if (any(hit)) {
-                char h[16];
-                vstore16(hit, 0, h);
-                for (uint k = 0; k < 16; k++) {
-                    const uint b = c + k;
-                    if (h[k] && b >= bstart && b < bend) {
-                        const uint p = b - anchor;
-                        const uint slot = atomic_inc(&ctr[0]);
-                        if (slot < Q1CAP)
-                            q1[slot] = p;
-                        else if (eq16(text + p, pat, m, fold) && rest_matches(text, p, pat, m, 16, fold))
-                            push_result(res, ctr, out, cap, count, p); /* queue full: in place */
-                    }
+            uint mask = pair_mask(text, c, wpair, wfold, m == 1);
+            /* only anchor bytes b in [bstart, bend) */
+            if (c < bstart)
+                mask &= 0xffffu << (bstart - c);
+            if (bend - c < 16)
+                mask &= (1u << (bend - c)) - 1u;
+            if (mask != 0) {
+                const uint first = atomic_add(&ctr[0], (uint)popcount(mask));
+                for (uint j = first; mask != 0; j++) {
+                    const uint k = 31u - clz(mask & (0u - mask)); /* lowest set bit */
+                    mask &= mask - 1u;
+                    const uint p = c + k - anchor;
+                    if (j < Q1CAP)
+                        q1[j] = p;
+                    else if (eq16(text + p, pat, m, fold) && rest_matches(text, p, pat, m, 16, fold))
+                        push_result(res, ctr, out, cap, count, p); /* queue full: in place */
                 }
             }
         }

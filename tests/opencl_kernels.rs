@@ -202,6 +202,37 @@ fn edges_every_kernel() {
     }
 }
 
+/// Case folding where letters meet non-letters inside the filtered pair
+/// (the kernels fold letters only): every pair of a letter, a digit, `_`,
+/// `@` (0x40, one bit from `` ` ``) and `[` (0x5b, 0x7b is `{`), in both
+/// orders and cases, at every offset of a 16-byte load.
+#[test]
+fn folding_pairs_of_letters_and_non_letters() {
+    if !have_device() {
+        return;
+    }
+    let alphabet: &[u8] = b"aZ9_@[`{";
+    let mut hay = Vec::new();
+    for &x in alphabet {
+        for &y in alphabet {
+            for pad in 0..17 {
+                hay.extend(std::iter::repeat_n(b'.', pad));
+                hay.extend([x, y, x.to_ascii_uppercase(), y.to_ascii_lowercase()]);
+            }
+        }
+    }
+    for &x in alphabet {
+        for &y in alphabet {
+            let pats = vec![vec![x, y], vec![x.to_ascii_lowercase(), y, b'.']];
+            for fold in [false, true] {
+                for p in &pats {
+                    check_all(&hay, &LiteralSet::new(vec![p.clone()], fold), false);
+                }
+            }
+        }
+    }
+}
+
 /// Dense candidates: every position passes phase 1 and 2; long patterns go
 /// through phase 3; local queues and result lists fill and flush many times.
 #[test]
