@@ -74,7 +74,8 @@
  * aligned (any clCreateBuffer buffer is). The SWAR code assumes a
  * little-endian device (every GPU and CPU OpenCL runtime in use).
  * Local memory: 8 KiB bitmap + 16 * (WG + 1) bytes of text + 8 * WG ushort
- * queue + 2 * WG uint results + a few counters (18 KiB at WG = 256).
+ * queue + 2 * WG uint results + the patterns (576 bytes, copied from
+ * constant memory once per group) + a few counters (19 KiB at WG = 256).
  */
 
 #ifndef WG
@@ -188,25 +189,32 @@ uint4 window(__local const uint *sw, uint r)
     return (uint4)(fsh(s0, s1, s), fsh(s1, s2, s), fsh(s2, s3, s), fsh(s3, s4, s));
 }
 
+/* The patterns as the work-group keeps them in local memory (copied once
+ * per group: work-items index them divergently, which constant memory
+ * serialises): pattern k's bytes and its mask complemented (lane bits set
+ * where the pattern has a byte), as uint4, and its length. */
+typedef struct {
+    uint4 pat[MAXPAT];
+    uint4 care[MAXPAT];
+    uint len[MAXPAT];
+} Pats;
+
 /* Bit k set when pattern k occurs at p (t = the 16 bytes at p). First a
- * masked compare of every pattern's first 4 bytes, then the full char16
- * masked compare + all() for those that pass. */
-uint match_bits(uint4 t, uint p, uint n, __constant uchar16 *pats,
-                __constant char16 *masks, __constant uint *lens, uint npat)
+ * masked compare of every pattern's first 4 bytes, then the full 16-byte
+ * masked compare for those that pass. */
+uint match_bits(uint4 t, uint p, uint n, __local const Pats *ps, uint npat)
 {
     uint cand = 0;
     for (uint k = 0; k < npat; k++) {
-        const uint pk = as_uint4(pats[k]).x;
-        const uint mk = as_uint4(masks[k]).x;
-        if (((t.x ^ pk) & ~mk) == 0)
+        if (((t.x ^ ps->pat[k].x) & ps->care[k].x) == 0)
             cand |= 1u << k;
     }
     uint bits = 0;
     while (cand) {
         const uint k = 31 - clz(cand & (0u - cand));
         cand &= cand - 1;
-        const uint4 diff = (t ^ as_uint4(pats[k])) & ~as_uint4(masks[k]);
-        if (all(as_int4(diff) == (int4)0) && lens[k] <= n - p)
+        const uint4 diff = (t ^ ps->pat[k]) & ps->care[k];
+        if ((diff.x | diff.y | diff.z | diff.w) == 0 && ps->len[k] <= n - p)
             bits |= 1u << k;
     }
     return bits;
@@ -227,13 +235,12 @@ void push_result(__local uint *res, __local uint *ctr, __global uint *out,
 
 /* Verify the candidate at step offset r; record what matches. */
 void verify(__local const uint *sw, uint base, uint r, uint n,
-            __constant uchar16 *pats, __constant char16 *masks,
-            __constant uint *lens, uint npat, int count_mode,
+            __local const Pats *ps, uint npat, int count_mode,
             __local uint *res, __local uint *ctr, __global uint *out,
             uint cap, __global uint *count, __local uint *lc)
 {
     const uint p = base + r;
-    uint bits = match_bits(window(sw, r), p, n, pats, masks, lens, npat);
+    uint bits = match_bits(window(sw, r), p, n, ps, npat);
     if (!bits)
         return;
     if (!count_mode) {
@@ -256,7 +263,8 @@ void char16_search(__global const uchar *text, uint n,
                    __global uint *out, uint cap, __global uint *count,
                    __global uint *counts,
                    __local uint *bm, __local uint4 *stage, __local ushort *q,
-                   __local uint *res, __local uint *ctr, __local uint *lc)
+                   __local uint *res, __local uint *ctr, __local uint *lc,
+                   __local Pats *ps)
 {
     const uint lid = (uint)get_local_id(0);
     const uint start = (uint)get_group_id(0) * block;
@@ -267,6 +275,11 @@ void char16_search(__global const uchar *text, uint n,
         return;
     for (uint k = lid; k < 3; k += WG)
         ctr[k] = 0;
+    for (uint k = lid; k < npat; k += WG) {
+        ps->pat[k] = as_uint4(pats[k]);
+        ps->care[k] = ~as_uint4(masks[k]);
+        ps->len[k] = lens[k];
+    }
     if (count_mode) {
         for (uint k = lid; k < MAXPAT; k += WG)
             lc[k] = 0;
@@ -326,8 +339,8 @@ void char16_search(__global const uchar *text, uint n,
                     if (slot < QCAP)
                         q[slot] = (ushort)r;
                     else /* queue full: verify in place */
-                        verify(sw, base, r, n, pats, masks, lens, npat,
-                               count_mode, res, ctr, out, cap, count, lc);
+                        verify(sw, base, r, n, ps, npat, count_mode, res, ctr,
+                               out, cap, count, lc);
                     slot++;
                 } while (h);
             }
@@ -337,8 +350,8 @@ void char16_search(__global const uchar *text, uint n,
         /* phase 2: the queue, spread over the group */
         const uint nq = min(ctr[C_Q], (uint)QCAP);
         for (uint j = lid; j < nq; j += WG)
-            verify(sw, base, q[j], n, pats, masks, lens, npat, count_mode,
-                   res, ctr, out, cap, count, lc);
+            verify(sw, base, q[j], n, ps, npat, count_mode, res, ctr, out,
+                   cap, count, lc);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid == 0)
             ctr[C_Q] = 0; /* next used after the next step's first barrier */
@@ -384,9 +397,10 @@ void char16_search(__global const uchar *text, uint n,
         __local ushort q[QCAP];                                                 \
         __local uint res[RCAP];                                                 \
         __local uint ctr[3];                                                    \
+        __local Pats ps;                                                        \
         char16_search(text, n, pats, masks, lens, npat, block, keys, nk2, nk1,  \
                       use_bitmap, 0, fold, out, cap, count, count, bm, stage,   \
-                      q, res, ctr, ctr);                                        \
+                      q, res, ctr, ctr, &ps);                                   \
     }
 
 #define COUNT_KERNEL(name, fold)                                                \
@@ -402,9 +416,10 @@ void char16_search(__global const uchar *text, uint n,
         __local ushort q[QCAP];                                                 \
         __local uint ctr[3];                                                    \
         __local uint lc[MAXPAT];                                                \
+        __local Pats ps;                                                        \
         char16_search(text, n, pats, masks, lens, npat, block, keys, nk2, nk1,  \
                       use_bitmap, 1, fold, counts, 0, counts, counts, bm,       \
-                      stage, q, ctr, ctr, lc);                                  \
+                      stage, q, ctr, ctr, lc, &ps);                             \
     }
 
 MATCH_KERNEL(multi_char16, 0)
