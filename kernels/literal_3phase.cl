@@ -63,15 +63,21 @@
 
 /* Bit 15 of each 16-bit lane of the result is set iff that lane of x is
  * zero (exact: no carry crosses a lane). */
-uint zero_lanes16(uint x)
+uint4 zero_lanes16(uint4 x)
 {
     return ~(((x & 0x7fff7fffu) + 0x7fff7fffu) | x | 0x7fff7fffu);
 }
 
 /* Bit 7 of each byte of the result is set iff that byte of x is zero. */
-uint zero_lanes8(uint x)
+uint4 zero_lanes8(uint4 x)
 {
     return ~(((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x | 0x7f7f7f7fu);
+}
+
+/* Four 4-bit masks (word i: positions 4i..4i+3) as one 16-bit mask. */
+uint nibbles(uint4 m)
+{
+    return m.s0 | (m.s1 << 4) | (m.s2 << 8) | (m.s3 << 12);
 }
 
 /*
@@ -88,34 +94,18 @@ uint zero_lanes8(uint x)
 uint pair_mask(__global const uchar *text, uint c, uint pair, uint fold, int one)
 {
     const uint4 w = *(__global const uint4 *)(text + c);
-    uint mask = 0;
     if (one) {
-        const uint4 z = (uint4)(zero_lanes8((w.s0 | fold) ^ pair), zero_lanes8((w.s1 | fold) ^ pair),
-                                zero_lanes8((w.s2 | fold) ^ pair), zero_lanes8((w.s3 | fold) ^ pair));
-        for (uint i = 0; i < 4; i++) {
-            const uint zi = (i == 0) ? z.s0 : (i == 1) ? z.s1 : (i == 2) ? z.s2 : z.s3;
-            const uint m4 = ((zi >> 7) & 1u) | ((zi >> 14) & 2u) | ((zi >> 21) & 4u) | ((zi >> 28) & 8u);
-            mask |= m4 << (4 * i);
-        }
-        return mask;
+        const uint4 z = zero_lanes8((w | fold) ^ pair);
+        return nibbles(((z >> 7) & 1u) | ((z >> 14) & 2u) | ((z >> 21) & 4u) | ((z >> 28) & 8u));
     }
     const uint w4 = *(__global const uint *)(text + c + 16);
     const uint4 next = (uint4)(w.s1, w.s2, w.s3, w4);
-    const uint4 odd = (w >> (uint4)8) | (next << (uint4)24);
-    const uint4 ze = (uint4)(zero_lanes16((w.s0 | fold) ^ pair), zero_lanes16((w.s1 | fold) ^ pair),
-                             zero_lanes16((w.s2 | fold) ^ pair), zero_lanes16((w.s3 | fold) ^ pair));
-    const uint4 zo = (uint4)(zero_lanes16((odd.s0 | fold) ^ pair), zero_lanes16((odd.s1 | fold) ^ pair),
-                             zero_lanes16((odd.s2 | fold) ^ pair), zero_lanes16((odd.s3 | fold) ^ pair));
+    const uint4 odd = (w >> 8) | (next << 24);
+    const uint4 ze = zero_lanes16((w | fold) ^ pair);
+    const uint4 zo = zero_lanes16((odd | fold) ^ pair);
     /* word i: offset 0 = bit 15 of ze, 1 = bit 15 of zo, 2 = bit 31 of ze,
      * 3 = bit 31 of zo */
-    const uint4 m4 = ((ze >> (uint4)15) & (uint4)1u) | ((zo >> (uint4)14) & (uint4)2u) |
-                     ((ze >> (uint4)29) & (uint4)4u) | ((zo >> (uint4)28) & (uint4)8u);
-    return m4.s0 | (m4.s1 << 4) | (m4.s2 << 8) | (m4.s3 << 12);
-}
-
-uchar fold_byte(uchar c)
-{
-    return ((uchar)(c - (uchar)'A') < (uchar)26) ? (uchar)(c | (uchar)0x20) : c;
+    return nibbles(((ze >> 15) & 1u) | ((zo >> 14) & 2u) | ((ze >> 29) & 4u) | ((zo >> 28) & 8u));
 }
 
 uchar16 fold16(uchar16 t)
