@@ -36,13 +36,7 @@ const CHUNK_DEFAULT: usize = 32 << 20;
 /// small chunks so that lines and matches cross chunk boundaries).
 fn chunk() -> usize {
     static C: OnceLock<usize> = OnceLock::new();
-    *C.get_or_init(|| {
-        std::env::var("GSEARCH_HYBRID_CHUNK")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&n: &usize| n > 0)
-            .unwrap_or(CHUNK_DEFAULT)
-    })
+    *C.get_or_init(|| crate::env_count("GSEARCH_HYBRID_CHUNK").unwrap_or(CHUNK_DEFAULT))
 }
 
 /// Whether this search suits the hybrid path.

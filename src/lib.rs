@@ -26,6 +26,16 @@ pub mod stats;
 pub mod trace;
 pub mod walk;
 
+/// A positive whole number from the environment variable `name` (the
+/// tuning knobs of tests and benchmarks); `None` when unset, not a number
+/// or 0.
+pub fn env_count(name: &str) -> Option<usize> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+}
+
 /// The number of cores the OS lets this process use (at least 1), asked
 /// once (the answer reads cgroup files).
 pub fn cores() -> usize {

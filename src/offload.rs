@@ -342,11 +342,7 @@ fn pread_scan(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error
 /// Threads that fill staging buffers: up to 8 (`GSEARCH_FILL_THREADS`
 /// overrides, for benchmarks).
 pub(crate) fn fill_threads() -> usize {
-    std::env::var("GSEARCH_FILL_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| crate::cores().min(8))
+    crate::env_count("GSEARCH_FILL_THREADS").unwrap_or_else(|| crate::cores().min(8))
 }
 
 /// Candidate offsets of a big file, gathered chunk by chunk (one per line).

@@ -282,7 +282,13 @@ fn after_a_device_failure_the_host_numbers_the_same_lines() {
 
 // ---- the command line: -n and -c on files read in chunks ----
 
-fn gsearch(dir: &std::path::Path, engine: &str, args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
+/// Runs gsearch in `dir`, checks it did not fail, returns its output.
+fn gsearch_output(
+    dir: &std::path::Path,
+    engine: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gsearch"));
     c.current_dir(dir)
         .args(["--engine", engine])
@@ -297,7 +303,11 @@ fn gsearch(dir: &std::path::Path, engine: &str, args: &[&str], env: &[(&str, &st
         out.status.code().is_some_and(|c| c <= 1),
         "{args:?}: {out:?}"
     );
-    out.stdout
+    out
+}
+
+fn gsearch(dir: &std::path::Path, engine: &str, args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
+    gsearch_output(dir, engine, args, env).stdout
 }
 
 /// Files many batches long: short lines, empty lines, lines crossing
@@ -404,14 +414,7 @@ fn counts_of_chunks_with_many_lines_equal_the_cpu_engine() {
         &["-c", "-F", "-e", "eedle", "-e", "needle needle", "many.txt"],
     ] {
         let want = gsearch(d.path(), "cpu", args, &[]);
-        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gsearch"));
-        c.current_dir(d.path())
-            .args(["--engine", "opencl"])
-            .args(args);
-        for (k, v) in env {
-            c.env(k, v);
-        }
-        let out = c.output().expect("run gsearch");
+        let out = gsearch_output(d.path(), "opencl", args, &env);
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&want),

@@ -76,18 +76,10 @@ impl EngineOptions {
         if let Ok(k) = std::env::var("GSEARCH_KERNEL") {
             o.kernel = KernelKind::parse(&k);
         }
-        if let Some(b) = std::env::var("GSEARCH_BATCH_BYTES")
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok())
-            .filter(|&b| b > 0)
-        {
+        if let Some(b) = crate::env_count("GSEARCH_BATCH_BYTES") {
             o.batch_bytes = b;
         }
-        if let Some(n) = std::env::var("GSEARCH_SLOTS")
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok())
-            .filter(|&n| n > 0)
-        {
+        if let Some(n) = crate::env_count("GSEARCH_SLOTS") {
             o.slots = n;
         }
         o.fault = Fault::from_env();

@@ -176,14 +176,12 @@ impl StageStats {
     }
 }
 
+/// A staged batch on its way through the device (or, with the device
+/// gone, waiting for the CPU).
 struct Pending<T> {
-    slot: usize,
-    n: usize,
-    tag: T,
+    batch: Filled<T>,
     inflight: Option<InFlight>,
     batch_no: u64,
-    lines: bool,
-    ends: Ends,
 }
 
 /// A byte region the loop fills and reads: a mapped slot or the heap buffer.
@@ -383,16 +381,16 @@ impl OpenClEngine {
 
     /// Enqueues a batch the filler has staged (or, with the device gone,
     /// remembers it for the CPU).
-    fn launch<T>(&self, st: &mut State, f: Filled<T>, stats: &mut StageStats) -> Pending<T> {
-        stats.fill += f.fill;
-        stats.bytes += f.n as u64;
+    fn launch<T>(&self, st: &mut State, batch: Filled<T>, stats: &mut StageStats) -> Pending<T> {
+        stats.fill += batch.fill;
+        stats.bytes += batch.n as u64;
         stats.batches += 1;
         let batch_no = st.batch_no;
         st.batch_no += 1;
         let mut inflight = None;
         if self.device_ok(st) {
             let r = match st.gpu.as_mut() {
-                Some(g) => g.enqueue(f.slot, f.n, batch_no, self.opts.fault, f.lines),
+                Some(g) => g.enqueue(batch.slot, batch.n, batch_no, self.opts.fault, batch.lines),
                 None => Err("no device".into()),
             };
             match r {
@@ -401,13 +399,9 @@ impl OpenClEngine {
             }
         }
         Pending {
-            slot: f.slot,
-            n: f.n,
-            tag: f.tag,
+            batch,
             inflight,
             batch_no,
-            lines: f.lines,
-            ends: f.ends,
         }
     }
 
@@ -421,10 +415,11 @@ impl OpenClEngine {
         stats: &mut StageStats,
     ) -> bool {
         let fault = self.opts.fault;
+        let b = p.batch;
         let result = match (p.inflight, self.device_ok(st)) {
             (Some(f), true) => {
                 let r = match st.gpu.as_mut() {
-                    Some(g) => Self::collect(g, p.slot, f, (p.batch_no, p.ends), fault, stats),
+                    Some(g) => Self::collect(g, b.slot, f, (p.batch_no, b.ends), fault, stats),
                     None => Err("no device".into()),
                 };
                 match r {
@@ -440,13 +435,13 @@ impl OpenClEngine {
         let Some(gpu) = st.gpu.as_ref() else {
             return false;
         };
-        let (ptr, _) = gpu.host_region(p.slot);
-        let data: &[u8] = region(ptr, p.n);
+        let (ptr, _) = gpu.host_region(b.slot);
+        let data: &[u8] = region(ptr, b.n);
         match result {
-            Some(r) => self.deliver_result(sink, p.tag, data, r, stats),
+            Some(r) => self.deliver_result(sink, b.tag, data, r, stats),
             None => {
                 let offsets = self.cpu_offsets(data, stats);
-                self.deliver(sink, p.tag, data, offsets, p.lines, stats)
+                self.deliver(sink, b.tag, data, offsets, b.lines, stats)
             }
         }
     }
@@ -529,7 +524,7 @@ impl OpenClEngine {
                     continue;
                 }
                 let Some(p) = pending.pop_front() else { break };
-                let slot = p.slot;
+                let slot = p.batch.slot;
                 if !self.finish_batch(st, p, sink, stats) {
                     // Stop: let the device finish what it has (its reads
                     // target slot memory), then drop the rest.
