@@ -19,6 +19,7 @@ use grep_searcher::Searcher;
 
 use crate::config::{Config, OutputMode};
 use crate::err_message;
+use crate::headstart::TailShare;
 use crate::offsets::OffsetMatcher;
 use crate::opencl::{BatchLines, BatchResult, BatchSource, OpenClEngine, StageStats};
 use crate::plan::Plan;
@@ -65,6 +66,8 @@ struct OpenBig {
     file: File,
     /// Next byte of the file to read (before the overlap is added back).
     next: u64,
+    /// Where reading stops (`u64::MAX`: at the end of the file).
+    end: u64,
 }
 
 /// Reads haystacks into staging buffers.
@@ -78,6 +81,9 @@ struct Source {
     chunk_lines: bool,
     /// Of those lines only the count matters (`Finisher::streams_count`).
     count_only: bool,
+    /// Read the file only up to here (the cores count the rest, see
+    /// `headstart`): it is read in chunks whatever its size.
+    limit: Option<u64>,
 }
 
 impl Source {
@@ -101,8 +107,11 @@ impl Source {
         let overlap = self.overlap.min(buf.len() / 2);
         let big = self.big.as_mut().expect("a big file is open");
         let from = big.next;
-        let (n, err, has_nul) = pread_parallel(&big.file, buf, from);
-        let last = n < buf.len() || err.is_some();
+        let want = buf
+            .len()
+            .min(usize::try_from(big.end - from).unwrap_or(usize::MAX));
+        let (n, err, has_nul) = pread_parallel(&big.file, &mut buf[..want], from);
+        let last = n < buf.len() || err.is_some() || from + n as u64 >= big.end;
         let owned = if last { n } else { n - overlap };
         let piece = Piece {
             hay: big.hay.clone(),
@@ -164,6 +173,22 @@ impl BatchSource for Source {
                 }
             };
             let size = file.metadata().map(|m| m.len()).unwrap_or(0) as usize;
+            if let Some(end) = self.limit.take() {
+                if !pieces.is_empty() {
+                    self.pending = Some(hay);
+                    self.limit = Some(end);
+                    break;
+                }
+                if self.chunks_progress(buf.len()) {
+                    self.big = Some(OpenBig {
+                        hay,
+                        file,
+                        next: 0,
+                        end,
+                    });
+                    return Some(self.fill_chunk(buf));
+                }
+            }
             if start + size >= buf.len() {
                 if !pieces.is_empty() {
                     self.pending = Some(hay);
@@ -173,7 +198,12 @@ impl BatchSource for Source {
                     return Some(cpu_piece(hay));
                 }
                 if size >= buf.len() {
-                    self.big = Some(OpenBig { hay, file, next: 0 });
+                    self.big = Some(OpenBig {
+                        hay,
+                        file,
+                        next: 0,
+                        end: u64::MAX,
+                    });
                     return Some(self.fill_chunk(buf));
                 }
             }
@@ -188,7 +218,12 @@ impl BatchSource for Source {
                     return Some(cpu_piece(hay));
                 }
                 if pieces.is_empty() {
-                    self.big = Some(OpenBig { hay, file, next: 0 });
+                    self.big = Some(OpenBig {
+                        hay,
+                        file,
+                        next: 0,
+                        end: u64::MAX,
+                    });
                     return Some(self.fill_chunk(buf));
                 }
                 self.pending = Some(hay);
@@ -371,7 +406,14 @@ struct BigOffsets {
 }
 
 /// Searches everything through `engine`; returns whether anything matched.
-pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Result<bool> {
+/// With `tail`, the cores count the one file's lines from `tail.start` on
+/// (see `headstart`) and the device reads the bytes before.
+pub fn search(
+    cfg: &Config,
+    plan: &Plan,
+    engine: &OpenClEngine,
+    tail: Option<&TailShare<'_>>,
+) -> anyhow::Result<bool> {
     let started = Instant::now();
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
     let walker = walk::walk_builder(cfg)?;
@@ -406,6 +448,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         any.into_inner()
     });
     let mut fin = Finisher::new(cfg, plan);
+    fin.tail = tail;
     let mut src = Source {
         rx,
         pending: None,
@@ -413,6 +456,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         overlap: engine.max_pattern_len().saturating_sub(1),
         chunk_lines: !cfg.verify,
         count_only: fin.streams_count(),
+        limit: tail.map(|t| t.start),
     };
     let stage = engine.stream_lines(&mut src, &mut |pieces, bytes, r| match r {
         BatchResult::Offsets(set) => fin.batch(pieces, bytes, &set.offsets),
@@ -471,6 +515,8 @@ struct Finisher<'a> {
     /// Big files whose `-n` lines / `-c` counts came from device lines.
     numbered_files: u64,
     counted_files: u64,
+    /// The lines the cores count (see `headstart`).
+    tail: Option<&'a TailShare<'a>>,
 }
 
 impl<'a> Finisher<'a> {
@@ -498,6 +544,7 @@ impl<'a> Finisher<'a> {
             written: 0,
             numbered_files: 0,
             counted_files: 0,
+            tail: None,
         }
     }
 
@@ -739,17 +786,23 @@ impl<'a> Finisher<'a> {
             Some(f) => f,
             None => File::open(&hay.path)?,
         };
-        let unchanged = file.metadata().is_ok_and(|m| m.len() == big.len);
-        if self.streams_count() && !big.has_nul && !big.bom && unchanged {
+        // The cores' count of the file's last lines, when they took some:
+        // the device's bytes end where theirs start.
+        let tail = self.tail.map(TailShare::count).unwrap_or_default();
+        let unchanged = file
+            .metadata()
+            .is_ok_and(|m| m.len() == big.len + tail.bytes);
+        if self.streams_count() && !big.has_nul && !tail.nul && !big.bom && unchanged {
             // Counted while streaming: nothing to map or re-read.
             if big.numbered {
                 self.counted_files += 1;
             }
+            let lines = big.lines + tail.lines;
             let mut out = Vec::new();
-            crate::linefast::write_count(self.cfg, &hay.path, big.lines, &mut out);
+            crate::linefast::write_count(self.cfg, &hay.path, lines, &mut out);
             self.printer.get_mut().write_all(&out)?;
             return Ok(SearchResult {
-                has_match: big.lines > 0,
+                has_match: lines > 0,
                 stats: None,
             });
         }

@@ -177,3 +177,106 @@ fn opencl_streamed_count_of_long_lines() {
         assert_eq!(run(args, path, &dev), run(args, path, &cpu), "{args:?}");
     }
 }
+
+/// A word list (over `HASHED_MIN_PATTERNS` patterns) holding some of the
+/// corpus's words and many absent ones.
+fn word_list(extra: &[&str]) -> tempfile::NamedTempFile {
+    use std::io::Write;
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    for w in ["needle", "gamma", "NEEDLE", "ha g", "very end"]
+        .iter()
+        .chain(extra)
+    {
+        writeln!(f, "{w}").unwrap();
+    }
+    for i in 0..150 {
+        writeln!(f, "absent{i}zq").unwrap();
+    }
+    f
+}
+
+/// `gsearch` with `env`; (stdout, stderr, exit code).
+fn run_full(args: &[&str], path: &str, env: &[(&str, &str)]) -> (Vec<u8>, String, i32) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gsearch"));
+    c.args(args).arg(path);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    (
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+/// `-c` of a word list on one big file: the cores count its last chunks
+/// while the device starts, the device the bytes before (headstart.rs).
+/// The split is forced with a cap on the chunks the cores may take: none,
+/// three, all. Without a device the cores count the whole file.
+#[test]
+fn auto_headstart_count_equals_cpu() {
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let words = word_list(&[]);
+    let folded = word_list(&["é needle"]);
+    let (w, fw) = (
+        words.path().to_str().unwrap(),
+        folded.path().to_str().unwrap(),
+    );
+    let cpu = [("GSEARCH_ENGINE", "cpu")];
+    let cases: [&[&str]; 5] = [
+        &["-c", "-F", "-f", w],
+        &["-c", "-i", "-F", "-f", w],
+        &["-c", "-H", "-f", w],
+        &["-c", "--include-zero", "-F", "-f", w, "-e", "zzz"],
+        // Not an exact set (non-ASCII under -i): the usual device path.
+        &["-c", "-i", "-F", "-f", fw],
+    ];
+    for cap in ["0", "3", "1000000"] {
+        let auto = auto_env(&[
+            ("GSEARCH_HEADSTART_CHUNK", "4099"),
+            ("GSEARCH_HEADSTART_MAX_CHUNKS", cap),
+            ("GSEARCH_BATCH_BYTES", "65536"),
+            ("GSEARCH_TRACE", "1"),
+        ]);
+        for args in cases {
+            let (out, err, code) = run_full(args, path, &auto);
+            assert_eq!((out, code), run(args, path, &cpu), "{args:?} cap {cap}");
+            // The exact sets took the head start (the non-exact one not).
+            let exact = !args.contains(&fw);
+            assert_eq!(err.contains("the CPU claimed the last"), exact, "{err}");
+        }
+    }
+    let none = auto_env(&[
+        ("GSEARCH_OPENCL_DEVICE", "no-such-device"),
+        ("GSEARCH_HEADSTART_CHUNK", "4099"),
+        ("GSEARCH_HEADSTART_MAX_CHUNKS", "3"),
+    ]);
+    for args in cases {
+        assert_eq!(run(args, path, &none), run(args, path, &cpu), "{args:?}");
+    }
+}
+
+/// A NUL byte in the part the cores count: binary detection applies to
+/// the whole file, as on the CPU engine.
+#[test]
+fn auto_headstart_binary_tail() {
+    use std::io::{Seek, Write};
+    let f = corpus();
+    let mut g = f.reopen().unwrap();
+    g.seek(std::io::SeekFrom::End(0)).unwrap();
+    g.write_all(b"\n\0 needle\nneedle\n").unwrap();
+    let path = f.path().to_str().unwrap();
+    let words = word_list(&[]);
+    let w = words.path().to_str().unwrap();
+    let cpu = [("GSEARCH_ENGINE", "cpu")];
+    for cap in ["3", "1000000"] {
+        let auto = auto_env(&[
+            ("GSEARCH_HEADSTART_CHUNK", "4099"),
+            ("GSEARCH_HEADSTART_MAX_CHUNKS", cap),
+        ]);
+        let args = ["-c", "-F", "-f", w];
+        assert_eq!(run(&args, path, &auto), run(&args, path, &cpu), "cap {cap}");
+    }
+}
