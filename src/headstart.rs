@@ -87,6 +87,10 @@ struct State {
 /// The cores' share of the file: chunks claimed from the end down, until
 /// [`Tail::close`].
 pub struct Tail {
+    file: File,
+    /// The file's map, for finding line boundaries (the lines themselves
+    /// are read with `pread`).
+    map: GuardedMap,
     size: usize,
     chunk: usize,
     state: Mutex<State>,
@@ -97,9 +101,12 @@ pub struct Tail {
 }
 
 impl Tail {
-    fn new(size: usize) -> Tail {
+    fn new(file: File, map: GuardedMap) -> Tail {
         let chunk = chunk();
+        let size = map.len();
         Tail {
+            file,
+            map,
             size,
             chunk,
             state: Mutex::new(State {
@@ -129,8 +136,9 @@ impl Tail {
     /// One core's loop: claim the highest chunk left, count its matching
     /// lines, until the claims close or none is left (or a NUL shows the
     /// count will not be used).
-    fn work<M: grep_matcher::Matcher>(&self, map: &GuardedMap, matcher: &M) {
-        let data: &[u8] = map;
+    fn work<M: grep_matcher::Matcher>(&self, matcher: &M) {
+        let data: &[u8] = &self.map;
+        let mut buf = Vec::new();
         loop {
             let k = {
                 let mut s = self.lock();
@@ -145,16 +153,12 @@ impl Tail {
                 s.claimed += 1;
                 s.low
             };
+            // The map gives the line boundaries (a page or two); the lines
+            // are read with pread (see `lines::matching_lines_pread`).
             let (a, b) = (self.bound(data, k), self.bound(data, k + 1));
-            let seg = &data[a..b];
-            let nul = memchr::memchr(0, seg).is_some();
-            let n = if nul {
-                0
-            } else {
-                crate::lines::matching_line_starts(seg, matcher).len() as u64
-            };
-            // Counted: its pages leave the RSS (they stay in the page cache).
-            map.release(a..b);
+            let mut n = 0u64;
+            let nul =
+                crate::lines::matching_lines_pread(&self.file, a, b, matcher, &mut buf, |_| n += 1);
             let mut s = self.lock();
             s.lines += n;
             s.nul |= nul;
@@ -168,14 +172,14 @@ impl Tail {
 
     /// Stops the claims; returns where the CPU's share starts (a line
     /// start; the size when the cores claimed nothing).
-    fn close(&self, data: &[u8]) -> usize {
+    fn close(&self) -> usize {
         let low = {
             let mut s = self.lock();
             s.closed = true;
             s.low
         };
         self.wake.notify_all();
-        self.bound(data, low)
+        self.bound(&self.map, low)
     }
 
     /// No device: the cores count every chunk.
@@ -232,16 +236,17 @@ pub fn search(cfg: &Config, pending: PendingPlan, path: &Path) -> anyhow::Result
                 return Err(e);
             }
         };
-        let file = File::open(path);
+        let file = File::open(path).ok().filter(|_| plan.exact_lines);
         let map = file
             .as_ref()
-            .ok()
             .and_then(|f| GuardedMap::map(f).ok().flatten());
-        let Some(map) = map.filter(|_| plan.exact_lines) else {
+        let (Some(file), Some(map)) = (file, map) else {
+            // The usual paths (and their messages for a file that cannot
+            // be opened).
             return plain(cfg, &plan, join(device)?);
         };
-        let tail = Tail::new(map.len());
-        std::thread::scope(|s| counted(s, cfg, &plan, path, &map, &tail, device))
+        let tail = Tail::new(file, map);
+        std::thread::scope(|s| counted(s, cfg, &plan, path, &tail, device))
     })
 }
 
@@ -252,25 +257,34 @@ fn counted<'s>(
     cfg: &Config,
     plan: &'s Plan,
     path: &Path,
-    map: &'s GuardedMap,
     tail: &'s Tail,
     device: DeviceStart<'_>,
 ) -> anyhow::Result<bool> {
-    let workers: Vec<_> = (0..crate::cores().saturating_sub(1).max(1))
-        .map(|_| s.spawn(move || tail.work(map, &plan.line_matcher())))
+    // One core is left to the device's start-up.
+    let threads = crate::env_count("GSEARCH_HEADSTART_THREADS")
+        .unwrap_or_else(|| crate::cores().saturating_sub(1).max(1));
+    let workers: Vec<_> = (0..threads)
+        .map(|_| s.spawn(move || tail.work(&plan.line_matcher())))
         .collect();
     let engine = join(device)?;
-    let data: &[u8] = map;
+    let size = tail.size;
     // With no device the claims stay open: the cores count it all.
     let start = if engine.is_some() {
-        tail.close(data)
+        tail.close()
     } else {
         tail.uncap();
+        // This thread, done waiting for a device, counts too.
+        tail.work(&plan.line_matcher());
         0
     };
     crate::trace::mark(&format!(
-        "device ready: the CPU claimed the last {} bytes ({} chunks counted so far)",
-        data.len() - start,
+        "device {}: the CPU claimed the last {} bytes ({} chunks counted so far)",
+        if engine.is_some() {
+            "ready"
+        } else {
+            "not used"
+        },
+        size - start,
         tail.chunks()
     ));
     if let (Some(e), true) = (&engine, start > 0) {
@@ -290,7 +304,7 @@ fn counted<'s>(
         let _ = w.join();
     }
     let count = tail.wait(0);
-    if count.nul || map.faulted() {
+    if count.nul || tail.map.faulted() {
         return crate::run::search_cpu(cfg, plan);
     }
     let mut out = Vec::new();
