@@ -9,7 +9,12 @@
 set -u
 out=${1:-/dev/stdout}
 G=${GSEARCH:-.carry/gsearch}
-W=/var/tmp/gsearch-corpus/site
+C=/var/tmp/gsearch-corpus
+W=$C/site
+if [ ! -f "$W/big.txt" ]; then
+    python3 scripts/setup-corpus --site-packages --out "$C" --big-size "${BIG_SIZE:-8G}" \
+        --sorted-size 64M --keys 1000 --key-samples 100 >/dev/null 2>&1 || echo "setup-corpus failed" >&2
+fi
 {
     echo "# bench/headstart-ab.sh, $(date -u +%FT%TZ), $(nvidia-smi -L 2>/dev/null | head -1)"
     cat "$W/big.txt" > /dev/null
