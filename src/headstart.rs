@@ -4,8 +4,9 @@
 //! Starting OpenCL takes about 0.4 s on the GPU machine (loading the
 //! drivers, the context, the staging buffers), in which the device engine
 //! would count 10,000 words in several GB. The cores are idle meanwhile.
-//! So every core takes line-aligned chunks of the file from its END, with
-//! the CPU's hashed finder, until the device is ready; then the claims
+//! So every core takes line-aligned chunks of the file from its END (read
+//! with `pread`, counted with the CPU's hashed finder) until the device is
+//! ready; then the claims
 //! close, the device streams the bytes before the lowest chunk claimed
 //! (its last chunk ends at that line start), and the two counts of
 //! disjoint lines add up. With no device the cores simply count the whole
@@ -20,7 +21,6 @@ use std::sync::{Condvar, Mutex};
 
 use crate::config::{Config, OutputMode};
 use crate::engine::LiteralSet;
-use crate::guard::GuardedMap;
 use crate::plan::{PendingPlan, Plan};
 
 /// Bytes per CPU chunk: small, so that the cores stop soon after the
@@ -54,7 +54,6 @@ pub fn suits(cfg: &Config, pending: &PendingPlan, size: u64) -> bool {
         && crate::linefast::count_eligible(cfg)
         && !cfg.stats
         && !cfg.verify
-        && crate::run::uses_mmap(cfg)
         && size >= crate::choose::auto_min_bytes()
         && std::env::var_os("GSEARCH_HEADSTART").is_none_or(|v| v != "0")
 }
@@ -87,10 +86,10 @@ struct State {
 /// The cores' share of the file: chunks claimed from the end down, until
 /// [`Tail::close`].
 pub struct Tail {
+    /// Read with `pread` only: no page of it is mapped into the process
+    /// (a map would count toward the RSS, and its page faults would contend
+    /// with the driver's loading for the process's memory-map lock).
     file: File,
-    /// The file's map, for finding line boundaries (the lines themselves
-    /// are read with `pread`).
-    map: GuardedMap,
     size: usize,
     chunk: usize,
     state: Mutex<State>,
@@ -101,12 +100,10 @@ pub struct Tail {
 }
 
 impl Tail {
-    fn new(file: File, map: GuardedMap) -> Tail {
+    fn new(file: File, size: usize) -> Tail {
         let chunk = chunk();
-        let size = map.len();
         Tail {
             file,
-            map,
             size,
             chunk,
             state: Mutex::new(State {
@@ -128,16 +125,36 @@ impl Tail {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Where chunk `k` starts: the first line start at or after `k` chunks.
-    fn bound(&self, data: &[u8], k: usize) -> usize {
-        crate::lines::next_line_start(data, (k * self.chunk).min(self.size))
+    /// Where chunk `k` starts: the first line start at or after `k` chunks
+    /// (the size when there is none).
+    fn bound(&self, k: usize) -> usize {
+        use std::os::unix::fs::FileExt;
+        let at = (k * self.chunk).min(self.size);
+        if at == 0 || at == self.size {
+            return at;
+        }
+        // The first newline at or after `at - 1`.
+        let mut buf = [0u8; 4096];
+        let mut pos = at - 1;
+        while pos < self.size {
+            let n = match self.file.read_at(&mut buf, pos as u64) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+                return (pos + i + 1).min(self.size);
+            }
+            pos += n;
+        }
+        self.size
     }
 
     /// One core's loop: claim the highest chunk left, count its matching
     /// lines, until the claims close or none is left (or a NUL shows the
     /// count will not be used).
     fn work<M: grep_matcher::Matcher>(&self, matcher: &M) {
-        let data: &[u8] = &self.map;
         let mut buf = Vec::new();
         loop {
             let k = {
@@ -153,9 +170,7 @@ impl Tail {
                 s.claimed += 1;
                 s.low
             };
-            // The map gives the line boundaries (a page or two); the lines
-            // are read with pread (see `lines::matching_lines_pread`).
-            let (a, b) = (self.bound(data, k), self.bound(data, k + 1));
+            let (a, b) = (self.bound(k), self.bound(k + 1));
             let mut n = 0u64;
             let nul =
                 crate::lines::matching_lines_pread(&self.file, a, b, matcher, &mut buf, |_| n += 1);
@@ -179,7 +194,7 @@ impl Tail {
             s.low
         };
         self.wake.notify_all();
-        self.bound(&self.map, low)
+        self.bound(low)
     }
 
     /// No device: the cores count every chunk.
@@ -237,15 +252,16 @@ pub fn search(cfg: &Config, pending: PendingPlan, path: &Path) -> anyhow::Result
             }
         };
         let file = File::open(path).ok().filter(|_| plan.exact_lines);
-        let map = file
+        let size = file
             .as_ref()
-            .and_then(|f| GuardedMap::map(f).ok().flatten());
-        let (Some(file), Some(map)) = (file, map) else {
+            .and_then(|f| f.metadata().ok())
+            .map(|m| m.len());
+        let (Some(file), Some(size)) = (file, size.and_then(|n| usize::try_from(n).ok())) else {
             // The usual paths (and their messages for a file that cannot
             // be opened).
             return plain(cfg, &plan, join(device)?);
         };
-        let tail = Tail::new(file, map);
+        let tail = Tail::new(file, size);
         std::thread::scope(|s| counted(s, cfg, &plan, path, &tail, device))
     })
 }
@@ -304,7 +320,10 @@ fn counted<'s>(
         let _ = w.join();
     }
     let count = tail.wait(0);
-    if count.nul || tail.map.faulted() {
+    // A NUL (binary detection), or a file that changed size meanwhile:
+    // the CPU engine searches it again and says what it finds.
+    let same_size = tail.file.metadata().is_ok_and(|m| m.len() == size as u64);
+    if count.nul || !same_size {
         return crate::run::search_cpu(cfg, plan);
     }
     let mut out = Vec::new();
