@@ -58,33 +58,6 @@ pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize>
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn split_covers_everything_once_at_line_starts() {
-        let data = b"a\nbb\nccc\n\n\ndddd";
-        for n in 1..10 {
-            let b = split(data, 0, data.len(), n);
-            assert_eq!(*b.first().unwrap(), 0);
-            assert_eq!(*b.last().unwrap(), data.len());
-            assert!(b.windows(2).all(|w| w[0] < w[1]));
-            assert!(b[1..b.len() - 1].iter().all(|&i| data[i - 1] == b'\n'));
-        }
-    }
-
-    #[test]
-    fn next_line_start_edges() {
-        let data = b"ab\ncd";
-        assert_eq!(next_line_start(data, 0), 0);
-        assert_eq!(next_line_start(data, 1), 3);
-        assert_eq!(next_line_start(data, 3), 3);
-        assert_eq!(next_line_start(data, 4), 5);
-        assert_eq!(next_line_start(data, 9), 5);
-    }
-}
-
 /// Calls `f` with the start (in the file) of each line of `[a, b)` that
 /// `matcher` matches, reading the file with `pread` into `buf` (1 MiB at a
 /// time; it grows for longer lines and can be reused across calls):
@@ -139,4 +112,31 @@ pub fn matching_lines_pread<M: Matcher>(
         carry = rest;
     }
     has_nul
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_covers_everything_once_at_line_starts() {
+        let data = b"a\nbb\nccc\n\n\ndddd";
+        for n in 1..10 {
+            let b = split(data, 0, data.len(), n);
+            assert_eq!(*b.first().unwrap(), 0);
+            assert_eq!(*b.last().unwrap(), data.len());
+            assert!(b.windows(2).all(|w| w[0] < w[1]));
+            assert!(b[1..b.len() - 1].iter().all(|&i| data[i - 1] == b'\n'));
+        }
+    }
+
+    #[test]
+    fn next_line_start_edges() {
+        let data = b"ab\ncd";
+        assert_eq!(next_line_start(data, 0), 0);
+        assert_eq!(next_line_start(data, 1), 3);
+        assert_eq!(next_line_start(data, 3), 3);
+        assert_eq!(next_line_start(data, 4), 5);
+        assert_eq!(next_line_start(data, 9), 5);
+    }
 }
