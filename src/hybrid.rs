@@ -378,22 +378,58 @@ fn chunk_lines(data: &[u8], i: usize) -> (usize, usize) {
     (a, b)
 }
 
-/// [`cpu_chunk`] reading the file with `pread` (see
-/// [`crate::lines::matching_lines_pread`]); the map is only used to find
-/// the chunk's line boundaries.
+/// [`cpu_chunk`] reading the file with `pread` into a 1 MiB buffer: whole
+/// lines are searched while they are in cache, the partial last line is
+/// carried to the next read. (The map is only used to find the chunk's
+/// line boundaries.)
 fn cpu_chunk_pread<M: Matcher>(
     file: &File,
     data: &[u8],
     i: usize,
     matcher: &M,
 ) -> (Vec<u64>, bool) {
+    use std::os::unix::fs::FileExt;
+    const PIECE: usize = 1 << 20;
     let (a, b) = chunk_lines(data, i);
-    let first = (i * chunk()) as u64;
     let mut out = Vec::new();
-    let mut buf = Vec::new();
-    let has_nul = crate::lines::matching_lines_pread(file, a, b, matcher, &mut buf, |ls| {
-        out.push((ls as u64).max(first));
-    });
+    let mut has_nul = false;
+    let mut buf = vec![0u8; PIECE * 2];
+    let (mut pos, mut carry) = (a, 0usize);
+    while pos < b || carry > 0 {
+        if buf.len() - carry < PIECE {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let want = (buf.len() - carry).min(b - pos);
+        let n = match file.read_at(&mut buf[carry..carry + want], pos as u64) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => 0,
+        };
+        let last = n == 0 || pos + n >= b;
+        let region = &buf[..carry + n];
+        let base = pos - carry;
+        pos += n;
+        // Complete lines only (all of it once the range is read).
+        let end = if last {
+            region.len()
+        } else {
+            memchr::memrchr(b'\n', region).map_or(0, |k| k + 1)
+        };
+        let lines = &region[..end];
+        has_nul |= memchr::memchr(0, lines).is_some();
+        let first = (i * chunk()) as u64;
+        out.extend(
+            crate::lines::matching_line_starts(lines, matcher)
+                .into_iter()
+                .map(|ls| ((base + ls) as u64).max(first)),
+        );
+        if last {
+            break;
+        }
+        let rest = region.len() - end;
+        buf.copy_within(end..end + rest, 0);
+        carry = rest;
+    }
     (out, has_nul)
 }
 

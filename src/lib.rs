@@ -8,7 +8,6 @@ pub mod config;
 pub mod engine;
 pub mod generate;
 pub mod guard;
-pub mod headstart;
 pub mod hybrid;
 pub mod linefast;
 pub mod linematcher;

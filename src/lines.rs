@@ -58,62 +58,6 @@ pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize>
     out
 }
 
-/// Calls `f` with the start (in the file) of each line of `[a, b)` that
-/// `matcher` matches, reading the file with `pread` into `buf` (1 MiB at a
-/// time; it grows for longer lines and can be reused across calls):
-/// whole lines are searched while they are in cache, and the partial last
-/// line is carried to the next read. `a` must be a line start; `b` a line
-/// start or the end of the file. Returns whether the bytes held a NUL.
-/// (Threads that read this way take no page faults, so they do not contend
-/// for the process's memory-map lock with a driver being loaded.)
-pub fn matching_lines_pread<M: Matcher>(
-    file: &std::fs::File,
-    a: usize,
-    b: usize,
-    matcher: &M,
-    buf: &mut Vec<u8>,
-    mut f: impl FnMut(usize),
-) -> bool {
-    use std::os::unix::fs::FileExt;
-    const PIECE: usize = 1 << 20;
-    let mut has_nul = false;
-    let (mut pos, mut carry) = (a, 0usize);
-    while pos < b || carry > 0 {
-        let room = PIECE.min(b - pos).max(1);
-        if buf.len() < carry + room {
-            buf.resize((carry + room).max(buf.len() * 2), 0);
-        }
-        let want = (buf.len() - carry).min(b - pos);
-        let n = match file.read_at(&mut buf[carry..carry + want], pos as u64) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => 0,
-        };
-        let last = n == 0 || pos + n >= b;
-        let region = &buf[..carry + n];
-        let base = pos - carry;
-        pos += n;
-        // Complete lines only (all of it once the range is read).
-        let end = if last {
-            region.len()
-        } else {
-            memchr::memrchr(b'\n', region).map_or(0, |k| k + 1)
-        };
-        let lines = &region[..end];
-        has_nul |= memchr::memchr(0, lines).is_some();
-        for ls in matching_line_starts(lines, matcher) {
-            f(base + ls);
-        }
-        if last {
-            break;
-        }
-        let rest = region.len() - end;
-        buf.copy_within(end..end + rest, 0);
-        carry = rest;
-    }
-    has_nul
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,8 +77,6 @@ fn try_main() -> anyhow::Result<u8> {
     } else if let Some(path) = hybrid_candidate(&cfg, pending.literals()) {
         let plan = pending.finish()?;
         gsearch::hybrid::search(&cfg, &plan, &path)?
-    } else if let Some(path) = headstart_candidate(&cfg, &pending) {
-        gsearch::headstart::search(&cfg, pending, &path)?
     } else {
         let engine = choose::engine(&cfg, pending.literals());
         gsearch::trace::mark("engine chosen");
@@ -87,7 +85,7 @@ fn try_main() -> anyhow::Result<u8> {
         gsearch::trace::mark("plan finished");
         match engine? {
             Some(engine) => {
-                let matched = gsearch::offload::search(&cfg, &plan, &engine, None)?;
+                let matched = gsearch::offload::search(&cfg, &plan, &engine)?;
                 // Its buffers, queues and context go with the process (see
                 // `end_leaving_driver_teardown`): releasing them one by one
                 // first would only add to the wait.
@@ -111,19 +109,6 @@ fn hybrid_candidate(
     }
     let size = gsearch::offload::explicit_bytes(&cfg.paths)?;
     gsearch::hybrid::suits(cfg, literals, size).then(|| cfg.paths[0].clone())
-}
-
-/// The one big file whose `-c` the cores start counting while `auto`
-/// starts the device.
-fn headstart_candidate(
-    cfg: &Config,
-    pending: &gsearch::plan::PendingPlan,
-) -> Option<std::path::PathBuf> {
-    if cfg.engine != gsearch::cli::EngineArg::Auto {
-        return None;
-    }
-    let size = gsearch::offload::explicit_bytes(&cfg.paths)?;
-    gsearch::headstart::suits(cfg, pending, size).then(|| cfg.paths[0].clone())
 }
 
 /// ripgrep's rule: 0 when something matched (and, unless `-q`, nothing

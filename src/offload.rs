@@ -19,7 +19,6 @@ use grep_searcher::Searcher;
 
 use crate::config::{Config, OutputMode};
 use crate::err_message;
-use crate::headstart::TailShare;
 use crate::offsets::OffsetMatcher;
 use crate::opencl::{BatchLines, BatchResult, BatchSource, OpenClEngine, StageStats};
 use crate::plan::Plan;
@@ -66,8 +65,6 @@ struct OpenBig {
     file: File,
     /// Next byte of the file to read (before the overlap is added back).
     next: u64,
-    /// Where reading stops (`u64::MAX`: at the end of the file).
-    end: u64,
 }
 
 /// Reads haystacks into staging buffers.
@@ -81,9 +78,6 @@ struct Source {
     chunk_lines: bool,
     /// Of those lines only the count matters (`Finisher::streams_count`).
     count_only: bool,
-    /// Read the file only up to here (the cores count the rest, see
-    /// `headstart`): it is read in chunks whatever its size.
-    limit: Option<u64>,
 }
 
 impl Source {
@@ -107,11 +101,8 @@ impl Source {
         let overlap = self.overlap.min(buf.len() / 2);
         let big = self.big.as_mut().expect("a big file is open");
         let from = big.next;
-        let want = buf
-            .len()
-            .min(usize::try_from(big.end - from).unwrap_or(usize::MAX));
-        let (n, err, has_nul) = pread_parallel(&big.file, &mut buf[..want], from);
-        let last = n < buf.len() || err.is_some() || from + n as u64 >= big.end;
+        let (n, err, has_nul) = pread_parallel(&big.file, buf, from);
+        let last = n < buf.len() || err.is_some();
         let owned = if last { n } else { n - overlap };
         let piece = Piece {
             hay: big.hay.clone(),
@@ -173,22 +164,6 @@ impl BatchSource for Source {
                 }
             };
             let size = file.metadata().map(|m| m.len()).unwrap_or(0) as usize;
-            if let Some(end) = self.limit.take() {
-                if !pieces.is_empty() {
-                    self.pending = Some(hay);
-                    self.limit = Some(end);
-                    break;
-                }
-                if self.chunks_progress(buf.len()) {
-                    self.big = Some(OpenBig {
-                        hay,
-                        file,
-                        next: 0,
-                        end,
-                    });
-                    return Some(self.fill_chunk(buf));
-                }
-            }
             if start + size >= buf.len() {
                 if !pieces.is_empty() {
                     self.pending = Some(hay);
@@ -198,12 +173,7 @@ impl BatchSource for Source {
                     return Some(cpu_piece(hay));
                 }
                 if size >= buf.len() {
-                    self.big = Some(OpenBig {
-                        hay,
-                        file,
-                        next: 0,
-                        end: u64::MAX,
-                    });
+                    self.big = Some(OpenBig { hay, file, next: 0 });
                     return Some(self.fill_chunk(buf));
                 }
             }
@@ -218,12 +188,7 @@ impl BatchSource for Source {
                     return Some(cpu_piece(hay));
                 }
                 if pieces.is_empty() {
-                    self.big = Some(OpenBig {
-                        hay,
-                        file,
-                        next: 0,
-                        end: u64::MAX,
-                    });
+                    self.big = Some(OpenBig { hay, file, next: 0 });
                     return Some(self.fill_chunk(buf));
                 }
                 self.pending = Some(hay);
@@ -406,14 +371,7 @@ struct BigOffsets {
 }
 
 /// Searches everything through `engine`; returns whether anything matched.
-/// With `tail`, the cores count the one file's lines from `tail.start` on
-/// (see `headstart`) and the device reads the bytes before.
-pub fn search(
-    cfg: &Config,
-    plan: &Plan,
-    engine: &OpenClEngine,
-    tail: Option<&TailShare<'_>>,
-) -> anyhow::Result<bool> {
+pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Result<bool> {
     let started = Instant::now();
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
     let walker = walk::walk_builder(cfg)?;
@@ -448,7 +406,6 @@ pub fn search(
         any.into_inner()
     });
     let mut fin = Finisher::new(cfg, plan);
-    fin.tail = tail;
     let mut src = Source {
         rx,
         pending: None,
@@ -456,7 +413,6 @@ pub fn search(
         overlap: engine.max_pattern_len().saturating_sub(1),
         chunk_lines: !cfg.verify,
         count_only: fin.streams_count(),
-        limit: tail.map(|t| t.start),
     };
     let stage = engine.stream_lines(&mut src, &mut |pieces, bytes, r| match r {
         BatchResult::Offsets(set) => fin.batch(pieces, bytes, &set.offsets),
@@ -515,8 +471,6 @@ struct Finisher<'a> {
     /// Big files whose `-n` lines / `-c` counts came from device lines.
     numbered_files: u64,
     counted_files: u64,
-    /// The lines the cores count (see `headstart`).
-    tail: Option<&'a TailShare<'a>>,
 }
 
 impl<'a> Finisher<'a> {
@@ -544,7 +498,6 @@ impl<'a> Finisher<'a> {
             written: 0,
             numbered_files: 0,
             counted_files: 0,
-            tail: None,
         }
     }
 
@@ -786,23 +739,17 @@ impl<'a> Finisher<'a> {
             Some(f) => f,
             None => File::open(&hay.path)?,
         };
-        // The cores' count of the file's last lines, when they took some:
-        // the device's bytes end where theirs start.
-        let tail = self.tail.map(TailShare::count).unwrap_or_default();
-        let unchanged = file
-            .metadata()
-            .is_ok_and(|m| m.len() == big.len + tail.bytes);
-        if self.streams_count() && !big.has_nul && !tail.nul && !big.bom && unchanged {
+        let unchanged = file.metadata().is_ok_and(|m| m.len() == big.len);
+        if self.streams_count() && !big.has_nul && !big.bom && unchanged {
             // Counted while streaming: nothing to map or re-read.
             if big.numbered {
                 self.counted_files += 1;
             }
-            let lines = big.lines + tail.lines;
             let mut out = Vec::new();
-            crate::linefast::write_count(self.cfg, &hay.path, lines, &mut out);
+            crate::linefast::write_count(self.cfg, &hay.path, big.lines, &mut out);
             self.printer.get_mut().write_all(&out)?;
             return Ok(SearchResult {
-                has_match: lines > 0,
+                has_match: big.lines > 0,
                 stats: None,
             });
         }

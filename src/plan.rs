@@ -163,11 +163,6 @@ impl PendingPlan {
         self.literals.as_ref()
     }
 
-    /// Whether device offsets need no confirmation (see [`Plan::exact_lines`]).
-    pub fn exact_lines(&self) -> bool {
-        self.exact_lines
-    }
-
     /// The plan, once its regex compiled (a bad pattern's error here, as
     /// ripgrep reports it), unless the regex is not needed yet.
     pub fn finish(self) -> anyhow::Result<Plan> {
