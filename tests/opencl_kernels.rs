@@ -611,14 +611,19 @@ fn program_cache_roundtrip_corrupt_and_unwritable() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(entries.len(), 1, "{entries:?}");
-    // truncate the entry: rebuilt, then cached again
-    let full = std::fs::read(&entries[0]).unwrap();
-    std::fs::write(&entries[0], &full[..full.len() / 2]).unwrap();
+    // The search program and the line-numbering program built beside it.
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    let full: Vec<Vec<u8>> = entries.iter().map(|e| std::fs::read(e).unwrap()).collect();
+    // truncate the entries: rebuilt, then cached again
+    for (e, bytes) in entries.iter().zip(&full) {
+        std::fs::write(e, &bytes[..bytes.len() / 2]).unwrap();
+    }
     assert!(!with_cache(c.clone()), "truncated entry rebuilt");
     assert!(with_cache(c.clone()), "rewritten entry loads");
     // garbage with a valid-looking size
-    std::fs::write(&entries[0], vec![0x5Au8; full.len()]).unwrap();
+    for (e, bytes) in entries.iter().zip(&full) {
+        std::fs::write(e, vec![0x5Au8; bytes.len()]).unwrap();
+    }
     assert!(!with_cache(c.clone()), "garbage entry rebuilt");
     // unwritable location (a path below a regular file)
     let file = dir.path().join("plain");
