@@ -708,6 +708,13 @@ fn check_char16_many(hays: &[Vec<u8>], set: &LiteralSet, geometry: usize, count:
             )
         };
         assert_eq!(search(&e, hay), want, "{}", show());
+        // the kernel itself writes each matching start once (one launch
+        // over the first batch's worth of the text)
+        let head = &hay[..hay.len().min(e.batch_capacity())];
+        let (n, mut raw) = e.raw_matches(head).expect("raw matches");
+        raw.sort_unstable();
+        let want32: Vec<u32> = naive::find_all(head, set).iter().map(|&p| p as u32).collect();
+        assert_eq!((n, raw), (want32.len() as u64, want32), "raw output: {}", show());
         if count {
             let got = e.count_occurrences(hay).unwrap();
             let per: Vec<u64> = set
