@@ -279,24 +279,42 @@ void record(Sink *s, uint k, uint p, int count_mode, int direct)
     }
 }
 
+/* Bit k set when pattern k's anchor is at q (pair = the text bytes at q)
+ * and, with need = REPORT, the pattern reports its matches. */
+uint anchor_hits(uint pair, __local const Pats *ps, uint npat, uint need)
+{
+    uint bits = 0;
+    for (uint k = 0; k < npat; k++) {
+        const uint w = ps->info[k].w, z = ps->info[k].z;
+        if (((pair ^ z) & w & 0xFFFFu) == 0 && (w & need) == need)
+            bits |= 1u << k;
+    }
+    return bits;
+}
+
 /* Phase 2 for the anchor position q: every pattern whose anchor is at q,
  * checked at its start p = q - d if the group owns p. */
 void verify(__global const uchar *text, uint n, uint q, uint start, uint end,
             __local const Pats *ps, uint npat, int count_mode, int fold,
             Sink *s, int direct)
 {
-    const uint pair = word_at(text, q, fold);
-    const uint need = count_mode ? 0u : REPORT;
-    for (uint k = 0; k < npat; k++) {
-        const uint4 in = ps->info[k];
-        /* in.x = len, in.y = d, in.z = anchor bytes, in.w = mask | REPORT */
-        if (((pair ^ in.z) & in.w & 0xFFFFu) != 0 || (in.w & need) != need)
-            continue;
-        if (q < start + in.y || q - in.y >= end)
+    uint bits = anchor_hits(word_at(text, q, fold), ps, npat,
+                            count_mode ? 0u : REPORT);
+    uint tp = 0xFFFFFFFFu; /* where t was loaded (patterns sharing d) */
+    uint4 t = (uint4)0;
+    while (bits) {
+        const uint k = 31 - clz(bits & (0u - bits));
+        bits &= bits - 1;
+        const uint d = ps->info[k].y;
+        if (q < start + d || q - d >= end)
             continue; /* another group's start, or before the text */
-        const uint p = q - in.y;
-        const uint4 t = window_at(text, p, fold);
-        if (all(((t ^ ps->pat[k]) & ps->care[k]) == (uint4)0) && in.x <= n - p)
+        const uint p = q - d;
+        if (p != tp) {
+            t = window_at(text, p, fold);
+            tp = p;
+        }
+        if (all(((t ^ ps->pat[k]) & ps->care[k]) == (uint4)0) &&
+            ps->info[k].x <= n - p)
             record(s, k, p, count_mode, direct);
     }
 }
