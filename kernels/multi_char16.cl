@@ -2,21 +2,26 @@
  * multi_char16.cl -- a few short literals at once (OpenCL C 1.2): up to 16
  * patterns of up to 16 bytes, each packed in a uchar16 with a char16 mask,
  * after the classic "four patterns in a char16" tutorial, organised like
- * literal_3phase.cl (filter from one aligned load, local queue, balanced
- * verification).
+ * literal_3phase.cl (filter on rare anchor pairs from one aligned load,
+ * local queue, balanced verification).
  *
  * Every pattern is held in its own uchar16 (lane j = byte j) with a mask
- * (lane j = -1 when j >= its length, "don't care"). A work-group owns a
- * block of start positions and walks it STEP = 16 * WG positions at a time:
+ * (lane j = -1 when j >= its length, "don't care"), and has an ANCHOR
+ * chosen by the host: the rarest-looking byte pair of the pattern at
+ * offset d (0 <= d <= len - 2), or one byte (1-byte patterns, and patterns
+ * holding a byte that is itself a 1-byte pattern). A match of pattern k at
+ * p puts its anchor at q = p + d_k. A work-group owns the start positions
+ * [start, end) of its block; it scans the ANCHOR positions q in
+ * [start + dmin, min(end + dmax, n)) (dmin/dmax over the patterns) and
+ * walks them STEP = 16 * WG positions at a time:
  *
- *   stage    each work-item loads ONE aligned 16-byte block of text (its 16
- *            positions), folds it for the _fold kernels, and stores it in a
- *            local copy of the step's text (plus the 16 bytes after it);
- *   phase 1  each work-item forms the 16 two-byte pairs starting in its
- *            block (the 17th byte comes from its neighbour's staged block)
- *            and tests them against the patterns' KEYS: the distinct first
- *            two bytes of the patterns of length >= 2, and the bytes of the
- *            1-byte patterns. Two ways, chosen by the host (flag `bitmap`):
+ *   phase 1  each work-item loads ONE aligned 16-byte block of text
+ *            straight from global memory (its 16 anchor positions) plus the
+ *            word after it, folds them for the _fold kernels, and tests the
+ *            16 two-byte pairs against the KEYS: the distinct anchor pairs,
+ *            then the distinct anchor bytes (a pair whose first byte is a
+ *            byte key is left out: that key admits it). Two ways, chosen by
+ *            the host (flag `bitmap`):
  *              direct  (few keys) SWAR compares on 32-bit words: per pair
  *                      key 8 words x (xor, sub, and-not), two positions per
  *                      word; per byte key 4 words, four positions per word;
@@ -24,26 +29,43 @@
  *                      local bitmap of pairs (8 KiB, built once per group):
  *                      a pair key sets one bit, a byte key b sets the 256
  *                      bits of the pairs (b, x), so one lookup serves both.
- *            Positions that pass (a 16-bit mask) go to a local queue: ONE
- *            local atomic_add(popcount) per work-item reserves the slots;
- *   phase 2  the whole group takes the queue, one candidate per work-item
- *            at a time: the 16-byte window at the candidate is rebuilt from
- *            the staged text (5 local loads, funnel shifts: no unaligned
- *            global loads), the first 4 bytes of every pattern are tested
- *            (one masked compare per pattern), and the patterns that pass
- *            get the full char16 masked compare and all() (evaluated four
- *            byte lanes at a time: as_uint4 of the uchar16 / char16 mask)
- *            plus the bound check p + len <= n.
+ *            Positions that pass (a 16-bit mask) go to a local queue of
+ *            anchor positions: ONE local atomic_add(popcount) per work-item
+ *            reserves the slots. The queue is kept across steps;
+ *   phase 2  once the queue holds >= WG candidates (work for every
+ *            work-item) or the scan ends, the whole group takes it, one
+ *            candidate q per work-item at a time: the (folded) pair at q
+ *            is compared with every pattern's anchor; for each pattern k
+ *            whose anchor is there, p = q - d_k must be a start the group
+ *            owns (start <= p < end: so each start is checked by exactly
+ *            one group, whatever the overlap of the groups' anchor ranges)
+ *            and the 16 text bytes at p (five aligned word loads from
+ *            global memory, funnel shifts, folded) get the char16 masked
+ *            compare with all() (four byte lanes at a time: as_uint4 of
+ *            the uchar16 / char16 mask) plus the bound check p + len <= n.
+ *
+ * Each (pattern, start) pair is found from exactly one queued anchor
+ * position. Match mode reports a start once however many patterns match
+ * there: only patterns flagged REPORT by the host are written (a pattern
+ * with a proper prefix, or an identical copy of lower index, in the set is
+ * not: wherever it matches, that shorter or earlier pattern matches too,
+ * and exactly one flagged pattern matches at any matching start).
  *
  * A candidate that finds the queue full (only when nearly every position
- * passes phase 1) is verified in place by the work-item that found it.
- * Match mode (multi_char16, multi_char16_fold): matching positions are
- * gathered in a local list and written to `out` with ONE global atomic_add
- * per flush (when the list holds >= WG, and at the end of the block); a
- * match that finds the list full is written with its own global atomic.
- * Count mode (multi_char16_count, multi_char16_count_fold): per-pattern
- * occurrence counts, local atomic_inc counters added to the global
- * counters once per group (atomic_add).
+ * passes phase 1) is verified in place by the work-item that found it,
+ * its matches written with their own global atomic. Match mode
+ * (multi_char16, multi_char16_fold): matching starts are gathered in a
+ * local list and written to `out` with ONE global atomic_add per flush
+ * (when the list holds >= WG after a phase 2, and at the end of the
+ * block); a match that finds the list full is written with its own global
+ * atomic. Count mode (multi_char16_count, multi_char16_count_fold):
+ * per-pattern occurrence counts (every pattern, flagged or not), local
+ * atomic_inc counters added to the global counters once per group.
+ *
+ * Barriers: one per step (after phase 1), plus one after a phase 2 and two
+ * per result flush. The queue's fill counter rotates over three slots, so
+ * that a step's count is read by every work-item before anyone can change
+ * it, without a barrier at the end of the step.
  *
  * Argument layout, match mode:
  *   0  __global const uchar *text    the batch; readable up to n + PAD - 1,
@@ -53,11 +75,18 @@
  *                                    past the length are 0); lower-cased for
  *                                    the _fold kernels
  *   3  __constant char16 *masks      per pattern, lane j = -1 if j >= length
- *   4  __constant uint *lens         per pattern, its length (1..16)
+ *   4  __constant uint4 *pinfo       per pattern: x = length (1..16),
+ *                                    y = anchor offset d (<= length - 1;
+ *                                    <= length - 2 for a pair),
+ *                                    z = anchor bytes (b0 | b1 << 8),
+ *                                    w = anchor mask (0xFF one byte,
+ *                                    0xFFFF a pair) | 0x10000 when the
+ *                                    pattern REPORTs its matches (above)
  *   5  uint npat                     1..16
  *   6  uint block                    start positions per work-group
  *   7  __constant uint *keys         nk2 pair keys (b0 | b1 << 8, distinct),
- *                                    then nk1 byte keys (distinct)
+ *                                    then nk1 byte keys (distinct): every
+ *                                    anchor is a key or admitted by one
  *   8  uint nk2
  *   9  uint nk1                      nk2 + nk1 >= 1
  *  10  uint bitmap                   1: bitmap filter, 0: direct compares
@@ -73,24 +102,26 @@
  * global size = ceil(n / block) * WG. The text buffer must be 16-byte
  * aligned (any clCreateBuffer buffer is). The SWAR code assumes a
  * little-endian device (every GPU and CPU OpenCL runtime in use).
- * Local memory: 8 KiB bitmap + 16 * (WG + 1) bytes of text + 8 * WG ushort
- * queue + 2 * WG uint results + the patterns (576 bytes, copied from
- * constant memory once per group) + a few counters (19 KiB at WG = 256).
+ * Local memory: 8 KiB bitmap + 4 * WG uint queue + 2 * WG uint results +
+ * the patterns (768 bytes, copied from constant memory once per group) + a
+ * few counters (14.8 KiB at WG = 256).
  */
 
 #ifndef WG
 #define WG 256
 #endif
 #define STEP (16 * WG)
-#define QCAP (8 * WG)
+#define QCAP (4 * WG)
 #define RCAP (2 * WG)
 #define MAXPAT 16
 #define BM_WORDS 2048
+#define REPORT 0x10000u
 
 /* ctr[] slots */
-#define C_Q 0  /* queued candidates this step (may pass QCAP) */
-#define C_R 1  /* local results (may pass RCAP) */
-#define C_G 2  /* global base of a flush */
+#define C_Q 0  /* three rotating queue fill counters: C_Q .. C_Q + 2 */
+#define C_R 3  /* local results (may pass RCAP) */
+#define C_G 4  /* global base of a flush */
+#define NCTR 5
 
 /* ASCII A-Z -> a-z in the four bytes of w (SWAR, bytes >= 0x80 kept). */
 uint fold4(uint w)
@@ -100,6 +131,11 @@ uint fold4(uint w)
     const uint gt_z = h + 0x25252525u;  /* bit 7: low 7 bits >  'Z' */
     const uint up = ge_a & ~gt_z & ~w & 0x80808080u;
     return w | (up >> 2);
+}
+
+uint fold_if(uint w, int fold)
+{
+    return fold ? fold4(w) : w;
 }
 
 /* The 32 bits of (hi:lo) starting at bit s (0 <= s < 32). */
@@ -180,110 +216,146 @@ uint filter_bitmap(uint4 w, uint w4, __local const uint *bm)
 }
 #undef BMBIT
 
-/* The 16 (folded) text bytes at step offset r, from the staged words. */
-uint4 window(__local const uint *sw, uint r)
+/* The 32 (folded) text bits at byte p: the low 16 are the pair at p. */
+uint word_at(__global const uchar *text, uint p, int fold)
 {
-    const uint i = r >> 2, s = (r & 3u) * 8;
-    const uint s0 = sw[i], s1 = sw[i + 1], s2 = sw[i + 2], s3 = sw[i + 3];
-    const uint s4 = sw[i + 4];
-    return (uint4)(fsh(s0, s1, s), fsh(s1, s2, s), fsh(s2, s3, s), fsh(s3, s4, s));
+    __global const uint *tw = (__global const uint *)(text + (p & ~3u));
+    return fold_if(fsh(tw[0], tw[1], (p & 3u) * 8), fold);
+}
+
+/* The 16 (folded) text bytes at p, from five aligned word loads (an
+ * unaligned vload16 becomes 16 byte loads on some GPUs). */
+uint4 window_at(__global const uchar *text, uint p, int fold)
+{
+    __global const uint *tw = (__global const uint *)(text + (p & ~3u));
+    const uint s = (p & 3u) * 8;
+    const uint s0 = tw[0], s1 = tw[1], s2 = tw[2], s3 = tw[3], s4 = tw[4];
+    return (uint4)(fold_if(fsh(s0, s1, s), fold), fold_if(fsh(s1, s2, s), fold),
+                   fold_if(fsh(s2, s3, s), fold), fold_if(fsh(s3, s4, s), fold));
 }
 
 /* The patterns as the work-group keeps them in local memory (copied once
  * per group: work-items index them divergently, which constant memory
  * serialises): pattern k's bytes and its mask complemented (lane bits set
- * where the pattern has a byte), as uint4, and its length. */
+ * where the pattern has a byte), as uint4, and its pinfo entry. */
 typedef struct {
     uint4 pat[MAXPAT];
     uint4 care[MAXPAT];
-    uint len[MAXPAT];
+    uint4 info[MAXPAT];
 } Pats;
 
-/* Bit k set when pattern k occurs at p (t = the 16 bytes at p). First a
- * masked compare of every pattern's first 4 bytes, then the full 16-byte
- * masked compare for those that pass. */
-uint match_bits(uint4 t, uint p, uint n, __local const Pats *ps, uint npat)
+/* Where a verified match goes. */
+typedef struct {
+    __local uint *res;
+    __local uint *ctr;
+    __local uint *lc;
+    __global uint *out;
+    __global uint *count;
+    uint cap;
+} Sink;
+
+void write_global(Sink *s, uint p)
 {
-    uint cand = 0;
-    for (uint k = 0; k < npat; k++) {
-        if (((t.x ^ ps->pat[k].x) & ps->care[k].x) == 0)
-            cand |= 1u << k;
+    const uint g = atomic_inc(s->count);
+    if (g < s->cap)
+        s->out[g] = p;
+}
+
+/* A match of pattern k at p. `direct` (the in-place path of a full queue)
+ * bypasses the local result list, whose counter other work-items may be
+ * reading at that time. */
+void record(Sink *s, uint k, uint p, int count_mode, int direct)
+{
+    if (count_mode) {
+        atomic_inc(&s->lc[k]);
+    } else if (direct) {
+        write_global(s, p);
+    } else {
+        const uint r = atomic_inc(&s->ctr[C_R]);
+        if (r < RCAP)
+            s->res[r] = p;
+        else
+            write_global(s, p);
     }
+}
+
+/* Bit k set when pattern k's anchor is at q (pair = the text bytes at q)
+ * and, with need = REPORT, the pattern reports its matches. */
+uint anchor_hits(uint pair, __local const Pats *ps, uint npat, uint need)
+{
     uint bits = 0;
-    while (cand) {
-        const uint k = 31 - clz(cand & (0u - cand));
-        cand &= cand - 1;
-        const uint4 diff = (t ^ ps->pat[k]) & ps->care[k];
-        if ((diff.x | diff.y | diff.z | diff.w) == 0 && ps->len[k] <= n - p)
+    for (uint k = 0; k < npat; k++) {
+        const uint w = ps->info[k].w, z = ps->info[k].z;
+        if (((pair ^ z) & w & 0xFFFFu) == 0 && (w & need) == need)
             bits |= 1u << k;
     }
     return bits;
 }
 
-void push_result(__local uint *res, __local uint *ctr, __global uint *out,
-                 uint cap, __global uint *count, uint p)
+/* Phase 2 for the anchor position q: every pattern whose anchor is at q,
+ * checked at its start p = q - d if the group owns p. */
+void verify(__global const uchar *text, uint n, uint q, uint start, uint end,
+            __local const Pats *ps, uint npat, int count_mode, int fold,
+            Sink *s, int direct)
 {
-    const uint k = atomic_inc(&ctr[C_R]);
-    if (k < RCAP) {
-        res[k] = p;
-    } else {
-        const uint g = atomic_inc(count);
-        if (g < cap)
-            out[g] = p;
-    }
-}
-
-/* Verify the candidate at step offset r; record what matches. */
-void verify(__local const uint *sw, uint base, uint r, uint n,
-            __local const Pats *ps, uint npat, int count_mode,
-            __local uint *res, __local uint *ctr, __global uint *out,
-            uint cap, __global uint *count, __local uint *lc)
-{
-    const uint p = base + r;
-    uint bits = match_bits(window(sw, r), p, n, ps, npat);
-    if (!bits)
-        return;
-    if (!count_mode) {
-        push_result(res, ctr, out, cap, count, p);
-    } else {
-        do {
-            const uint k = 31 - clz(bits & (0u - bits));
-            bits &= bits - 1;
-            atomic_inc(&lc[k]);
-        } while (bits);
+    uint bits = anchor_hits(word_at(text, q, fold), ps, npat,
+                            count_mode ? 0u : REPORT);
+    uint tp = 0xFFFFFFFFu; /* where t was loaded (patterns sharing d) */
+    uint4 t = (uint4)0;
+    while (bits) {
+        const uint k = 31 - clz(bits & (0u - bits));
+        bits &= bits - 1;
+        const uint d = ps->info[k].y;
+        if (q < start + d || q - d >= end)
+            continue; /* another group's start, or before the text */
+        const uint p = q - d;
+        if (p != tp) {
+            t = window_at(text, p, fold);
+            tp = p;
+        }
+        if (all(((t ^ ps->pat[k]) & ps->care[k]) == (uint4)0) &&
+            ps->info[k].x <= n - p)
+            record(s, k, p, count_mode, direct);
     }
 }
 
 /* The whole kernel; count_mode and fold are literals at every call site. */
 void char16_search(__global const uchar *text, uint n,
                    __constant uchar16 *pats, __constant char16 *masks,
-                   __constant uint *lens, uint npat, uint block,
+                   __constant uint4 *pinfo, uint npat, uint block,
                    __constant uint *keys, uint nk2, uint nk1, uint use_bitmap,
                    int count_mode, int fold,
                    __global uint *out, uint cap, __global uint *count,
                    __global uint *counts,
-                   __local uint *bm, __local uint4 *stage, __local ushort *q,
-                   __local uint *res, __local uint *ctr, __local uint *lc,
-                   __local Pats *ps)
+                   __local uint *bm, __local uint *q, __local uint *res,
+                   __local uint *ctr, __local uint *lc, __local Pats *ps)
 {
     const uint lid = (uint)get_local_id(0);
     const uint start = (uint)get_group_id(0) * block;
     const uint end = min(start + block, n);
-    __local const uint *sw = (__local const uint *)stage;
+    Sink sink = {res, ctr, lc, out, count, cap};
 
     if (start >= end) /* the same for the whole group */
         return;
-    for (uint k = lid; k < 3; k += WG)
+    for (uint k = lid; k < NCTR; k += WG)
         ctr[k] = 0;
     for (uint k = lid; k < npat; k += WG) {
         ps->pat[k] = as_uint4(pats[k]);
         ps->care[k] = ~as_uint4(masks[k]);
-        ps->len[k] = lens[k];
+        ps->info[k] = pinfo[k];
     }
     if (count_mode) {
         for (uint k = lid; k < MAXPAT; k += WG)
             lc[k] = 0;
     }
+    /* the anchor positions to scan: [qlo, qhi) */
+    uint dmin = 15, dmax = 0;
+    for (uint k = 0; k < npat; k++) {
+        dmin = min(dmin, pinfo[k].y);
+        dmax = max(dmax, pinfo[k].y);
+    }
+    const uint qlo = start + dmin;
+    const uint qhi = min(end + dmax, n);
     if (use_bitmap) {
         for (uint i = lid; i < BM_WORDS; i += WG)
             bm[i] = 0;
@@ -298,63 +370,58 @@ void char16_search(__global const uchar *text, uint n,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    for (uint base = start & ~15u; base < end; base += STEP) {
-        const int last = (base + STEP >= end);
+    uint queued = 0; /* candidates queued in earlier steps (uniform) */
+    uint slot3 = 0;  /* this step's fill counter: ctr[C_Q + slot3] */
+    for (uint base = qlo & ~15u; base < qhi; base += STEP) {
+        const int last = (base + STEP >= qhi);
         const uint c = base + 16 * lid;
+        const uint next3 = (slot3 == 2) ? 0 : slot3 + 1;
 
-        /* stage: this block (needed while a valid position's window can
-         * reach it: c < end + 16) and, for the last work-item, the 16
-         * bytes after the step */
-        uint4 w = (uint4)0;
-        if (c < end + 16)
-            w = *(__global const uint4 *)(text + c);
-        if (fold)
-            w = (uint4)(fold4(w.x), fold4(w.y), fold4(w.z), fold4(w.w));
-        stage[lid] = w;
-        if (lid == WG - 1) {
-            uint4 t = (uint4)0;
-            if (c < end)
-                t = *(__global const uint4 *)(text + c + 16);
-            if (fold)
-                t = (uint4)(fold4(t.x), fold4(t.y), fold4(t.z), fold4(t.w));
-            stage[WG] = t;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-
-        /* phase 1 */
-        if (c < end) {
-            const uint w4 = sw[4 * lid + 4];
+        /* phase 1: the 16 anchor positions c..c+15 (c is a multiple of 16
+         * and the buffer is aligned) */
+        if (c < qhi) {
+            const uint4 raw = *(__global const uint4 *)(text + c);
+            const uint4 w = (uint4)(fold_if(raw.x, fold), fold_if(raw.y, fold),
+                                    fold_if(raw.z, fold), fold_if(raw.w, fold));
+            const uint w4 = fold_if(*(__global const uint *)(text + c + 16), fold);
             uint h = use_bitmap ? filter_bitmap(w, w4, bm)
                                 : filter_direct(w, w4, keys, nk2, nk1);
-            if (c < start) /* first step of a block not 16-aligned */
-                h &= 0xFFFFu << (start - c);
-            if (end - c < 16)
-                h &= (1u << (end - c)) - 1;
+            if (c < qlo)
+                h &= 0xFFFFu << (qlo - c);
+            if (qhi - c < 16)
+                h &= (1u << (qhi - c)) - 1;
             if (h) {
-                uint slot = atomic_add(&ctr[C_Q], (uint)popcount(h));
+                uint slot = queued + atomic_add(&ctr[C_Q + slot3], (uint)popcount(h));
                 do {
                     const uint k = 31 - clz(h & (0u - h));
                     h &= h - 1;
-                    const uint r = c - base + k;
                     if (slot < QCAP)
-                        q[slot] = (ushort)r;
+                        q[slot] = c + k;
                     else /* queue full: verify in place */
-                        verify(sw, base, r, n, ps, npat, count_mode, res, ctr,
-                               out, cap, count, lc);
+                        verify(text, n, c + k, start, end, ps, npat, count_mode,
+                               fold, &sink, 1);
                     slot++;
                 } while (h);
             }
         }
+        /* The next step's counter was last read two steps ago, before the
+         * previous barrier; it is next written after the barrier below. */
+        if (lid == 0)
+            ctr[C_Q + next3] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
+        const uint nq = queued + ctr[C_Q + slot3];
+        slot3 = next3;
+        queued = nq;
+        if (nq < WG && !last)
+            continue;
 
         /* phase 2: the queue, spread over the group */
-        const uint nq = min(ctr[C_Q], (uint)QCAP);
-        for (uint j = lid; j < nq; j += WG)
-            verify(sw, base, q[j], n, ps, npat, count_mode, res, ctr, out,
-                   cap, count, lc);
+        const uint nv = min(nq, (uint)QCAP);
+        for (uint j = lid; j < nv; j += WG)
+            verify(text, n, q[j], start, end, ps, npat, count_mode, fold,
+                   &sink, 0);
+        queued = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid == 0)
-            ctr[C_Q] = 0; /* next used after the next step's first barrier */
 
         if (!count_mode) {
             /* flush the local results with one global atomic */
@@ -370,7 +437,7 @@ void char16_search(__global const uchar *text, uint n,
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (lid == 0)
-                    ctr[C_R] = 0;
+                    ctr[C_R] = 0; /* next used after the next barrier */
             }
         }
     }
@@ -388,38 +455,36 @@ void char16_search(__global const uchar *text, uint n,
     __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))                   \
     void name(__global const uchar *text, uint n,                               \
               __constant uchar16 *pats, __constant char16 *masks,               \
-              __constant uint *lens, uint npat, uint block,                     \
+              __constant uint4 *pinfo, uint npat, uint block,                   \
               __constant uint *keys, uint nk2, uint nk1, uint use_bitmap,       \
               __global uint *out, uint cap, __global uint *count)               \
     {                                                                           \
         __local uint bm[BM_WORDS];                                              \
-        __local uint4 stage[WG + 1];                                            \
-        __local ushort q[QCAP];                                                 \
+        __local uint q[QCAP];                                                   \
         __local uint res[RCAP];                                                 \
-        __local uint ctr[3];                                                    \
+        __local uint ctr[NCTR];                                                 \
         __local Pats ps;                                                        \
-        char16_search(text, n, pats, masks, lens, npat, block, keys, nk2, nk1,  \
-                      use_bitmap, 0, fold, out, cap, count, count, bm, stage,   \
-                      q, res, ctr, ctr, &ps);                                   \
+        char16_search(text, n, pats, masks, pinfo, npat, block, keys, nk2, nk1, \
+                      use_bitmap, 0, fold, out, cap, count, count, bm, q, res,  \
+                      ctr, ctr, &ps);                                           \
     }
 
 #define COUNT_KERNEL(name, fold)                                                \
     __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))                   \
     void name(__global const uchar *text, uint n,                               \
               __constant uchar16 *pats, __constant char16 *masks,               \
-              __constant uint *lens, uint npat, uint block,                     \
+              __constant uint4 *pinfo, uint npat, uint block,                   \
               __constant uint *keys, uint nk2, uint nk1, uint use_bitmap,       \
               __global uint *counts)                                            \
     {                                                                           \
         __local uint bm[BM_WORDS];                                              \
-        __local uint4 stage[WG + 1];                                            \
-        __local ushort q[QCAP];                                                 \
-        __local uint ctr[3];                                                    \
+        __local uint q[QCAP];                                                   \
+        __local uint ctr[NCTR];                                                 \
         __local uint lc[MAXPAT];                                                \
         __local Pats ps;                                                        \
-        char16_search(text, n, pats, masks, lens, npat, block, keys, nk2, nk1,  \
-                      use_bitmap, 1, fold, counts, 0, counts, counts, bm,       \
-                      stage, q, ctr, ctr, lc, &ps);                             \
+        char16_search(text, n, pats, masks, pinfo, npat, block, keys, nk2, nk1, \
+                      use_bitmap, 1, fold, counts, 0, counts, counts, bm, q,    \
+                      ctr, ctr, lc, &ps);                                       \
     }
 
 MATCH_KERNEL(multi_char16, 0)

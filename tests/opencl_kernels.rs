@@ -713,6 +713,21 @@ fn check_char16_many(hays: &[Vec<u8>], set: &LiteralSet, geometry: usize, count:
             )
         };
         assert_eq!(search(&e, hay), want, "{}", show());
+        // the kernel itself writes each matching start once (one launch
+        // over the first batch's worth of the text)
+        let head = &hay[..hay.len().min(e.batch_capacity())];
+        let (n, mut raw) = e.raw_matches(head).expect("raw matches");
+        raw.sort_unstable();
+        let want32: Vec<u32> = naive::find_all(head, set)
+            .iter()
+            .map(|&p| p as u32)
+            .collect();
+        assert_eq!(
+            (n, raw),
+            (want32.len() as u64, want32),
+            "raw output: {}",
+            show()
+        );
         if count {
             let got = e.count_occurrences(hay).unwrap();
             let per: Vec<u64> = set
@@ -955,6 +970,223 @@ fn char16_larger_text() {
         let pats: Vec<Vec<u8>> = pats.iter().map(|p| p.as_bytes().to_vec()).collect();
         for fold in [false, true] {
             check_char16(&hay, &LiteralSet::new(pats.clone(), fold), 0, true);
+        }
+    }
+}
+
+// ---- char16 anchors: phase 1 on a rare pair inside each pattern ----
+
+/// Rare bytes (byte_rank 8) that make the anchor pair of the patterns
+/// below, and the common filler around them (ranks 95..200: never chosen).
+const RARE: [u8; 3] = [b'#', b'~', b'@'];
+
+/// `head` filler bytes, the pair, `tail` filler bytes.
+fn anchored(head: usize, pair: [u8; 2], tail: usize) -> Vec<u8> {
+    let fill = |i: usize| [b'e', b'a', b' ', b'E', b'o'][i % 5];
+    let mut p: Vec<u8> = (0..head).map(fill).collect();
+    p.extend(pair);
+    p.extend((0..tail).map(|i| fill(i + head + 3)));
+    p
+}
+
+/// The anchor the host picks for each pattern of `set` is the pair at the
+/// offset the test meant (so a change of the ranking cannot quietly turn
+/// these into tests of offset-0 anchors).
+fn assert_anchors(set: &LiteralSet, want: impl Fn(&[u8]) -> Option<usize>) {
+    let a = char16_anchors(&set.patterns, set.fold_ascii);
+    for (p, a) in set.patterns.iter().zip(a) {
+        if let Some(d) = want(p) {
+            assert_eq!(
+                (a.d, a.len),
+                (d, 2),
+                "anchor of {:?}",
+                String::from_utf8_lossy(p)
+            );
+        }
+    }
+}
+
+/// Where `RARE[0] RARE[1]` starts in `p`.
+fn pair_at(p: &[u8]) -> Option<usize> {
+    p.windows(2).position(|w| w == [RARE[0], RARE[1]])
+}
+
+/// Patterns sharing one anchor pair at offsets 0..=14, alone (with an
+/// unrelated pattern) and together; matches planted at offset 0, ending
+/// at the last byte, and so that the start and the anchor fall on either
+/// side of every 8-byte boundary (group blocks of the test geometries are
+/// 16, 24, 64 and 16 Ki positions): every geometry, exact and folded,
+/// match and count mode, raw kernel output checked for duplicates.
+#[test]
+fn char16_anchor_offsets_at_boundaries() {
+    if !have_device() {
+        return;
+    }
+    let pair = [RARE[0], RARE[1]];
+    let shapes = [
+        (0, 0),
+        (1, 0),
+        (1, 3),
+        (3, 2),
+        (5, 9),
+        (7, 1),
+        (9, 5),
+        (14, 0),
+        (13, 1),
+    ];
+    let pats: Vec<Vec<u8>> = shapes.iter().map(|&(h, t)| anchored(h, pair, t)).collect();
+    let mut all_hays = Vec::new();
+    for (p, &(d, _)) in pats.iter().zip(&shapes) {
+        let len = p.len();
+        let mut hays = Vec::new();
+        for n in [len, 16, 17, 24, 31, 33, 48, 64, 100] {
+            if n < len {
+                continue;
+            }
+            let mut hay: Vec<u8> = (0..n).map(|i| b".ea"[i % 3]).collect();
+            let mut at = vec![0, n - len];
+            for b in (8..n).step_by(8) {
+                for s in [b - 1, b, b + 1] {
+                    at.push(s);
+                    at.extend(s.checked_sub(d)); // the anchor at s
+                    at.extend(s.checked_sub(len)); // the end at s
+                }
+            }
+            for (i, &s) in at.iter().enumerate() {
+                if s + len <= n && i % 3 != 2 {
+                    hay[s..s + len].copy_from_slice(p);
+                }
+            }
+            hays.push(hay.to_ascii_uppercase());
+            hays.push(hay);
+        }
+        for fold in [false, true] {
+            let set = LiteralSet::new(vec![p.clone(), b"zz".to_vec()], fold);
+            assert_anchors(&set, pair_at);
+            for g in 0..CHAR16_GEOMETRIES.len() {
+                check_char16_many(&hays, &set, g, true);
+            }
+        }
+        all_hays.extend(hays);
+    }
+    for fold in [false, true] {
+        let set = LiteralSet::new(pats.clone(), fold);
+        assert_anchors(&set, pair_at);
+        for g in 0..CHAR16_GEOMETRIES.len() {
+            check_char16_many(&all_hays, &set, g, true);
+        }
+    }
+}
+
+/// Overlapping matches of patterns anchored on the same pair at different
+/// offsets, patterns that are prefixes of others (a start matched by
+/// several patterns is written once in match mode, counted for each in
+/// count mode), a 1-byte pattern whose byte anchors the longer ones, and
+/// text that is one long run of candidates.
+#[test]
+fn char16_overlapping_anchored_matches() {
+    if !have_device() {
+        return;
+    }
+    let sets: [&[&[u8]]; 4] = [
+        &[b"#~#~", b"~#~#", b"a#~#~", b"#~", b"e#~"],
+        &[b"#~#~#~#~#~#~#~#~", b"#~#~#~#~", b"ea#~#", b"~#~"],
+        &[b"#", b"a#~", b"ee#~", b"~e", b"#~#~"],
+        &[b"@#~", b"#~@", b"~@#", b"e@#~@"],
+    ];
+    let mut hays = Vec::new();
+    for unit in [&b"#~"[..], b"#~@", b"a#~#~e", b"eA#~#~#~@#"] {
+        for n in [1usize, 15, 16, 17, 100, 333] {
+            hays.push(unit.iter().copied().cycle().take(n).collect::<Vec<u8>>());
+        }
+    }
+    hays.push(
+        lcg_text(3000, 9)
+            .iter()
+            .map(|&b| if b == b'o' { b'#' } else { b })
+            .collect(),
+    );
+    for pats in sets {
+        let pats: Vec<Vec<u8>> = pats.iter().map(|p| p.to_vec()).collect();
+        for fold in [false, true] {
+            for g in 0..CHAR16_GEOMETRIES.len() {
+                check_char16_many(&hays, &LiteralSet::new(pats.clone(), fold), g, true);
+            }
+        }
+    }
+}
+
+/// Text of filler and rare bytes; 1..=15 patterns, each filler + one of
+/// two rare pairs + filler (anchors at offsets 0..=14, some shared with
+/// other patterns at other offsets), sometimes a 1-byte pattern; copies of
+/// the patterns planted at offset 0, at the end, at random places
+/// (overlapping each other), some with their letters' case flipped.
+fn char16_anchor_case() -> impl Strategy<Value = (Vec<u8>, Vec<Vec<u8>>)> {
+    let filler = prop_oneof![
+        4 => Just(b'e'),
+        3 => Just(b'a'),
+        2 => Just(b' '),
+        1 => Just(b'E'),
+        1 => Just(b'#'),
+        1 => Just(b'~'),
+        1 => Just(0xC3u8),
+    ];
+    (
+        proptest::collection::vec(filler, 0..600),
+        proptest::collection::vec((0usize..=14, 0usize..=14, 0usize..3, any::<bool>()), 1..=15),
+        proptest::option::weighted(0.2, prop_oneof![Just(b'#'), Just(b'a'), Just(b'@')]),
+        proptest::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                0u8..4,
+                any::<prop::sample::Index>(),
+            ),
+            0..40,
+        ),
+    )
+        .prop_map(|(mut text, shapes, single, plants)| {
+            let pairs = [[RARE[0], RARE[1]], [RARE[1], RARE[2]], [RARE[2], RARE[0]]];
+            let mut pats: Vec<Vec<u8>> = shapes
+                .into_iter()
+                .map(|(h, t, which, flip)| {
+                    let h = h.min(14);
+                    let mut p = anchored(h, pairs[which], t.min(14 - h));
+                    if flip {
+                        p.make_ascii_uppercase();
+                    }
+                    p
+                })
+                .collect();
+            pats.extend(single.map(|b| vec![b]));
+            let n = text.len();
+            for (pi, how, at) in plants {
+                let p = &pats[pi.index(pats.len())];
+                if p.len() > n {
+                    continue;
+                }
+                let s = match how {
+                    0 => 0,
+                    1 => n - p.len(),
+                    _ => at.index(n - p.len() + 1),
+                };
+                text[s..s + p.len()].copy_from_slice(p);
+                if how == 3 {
+                    text[s..s + p.len()].make_ascii_lowercase();
+                }
+            }
+            (text, pats)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn char16_prop_anchors_inside_patterns((hay, pats) in char16_anchor_case(),
+                                           fold in any::<bool>(), geometry in 0usize..4,
+                                           count in any::<bool>()) {
+        if have_device() {
+            check_char16(&hay, &LiteralSet::new(pats, fold), geometry, count);
         }
     }
 }

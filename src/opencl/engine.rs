@@ -350,6 +350,25 @@ impl OpenClEngine {
             .collect())
     }
 
+    /// The match kernel's raw output for `data` (at most one batch): its
+    /// count and the offsets it wrote, unsorted and not deduplicated. For
+    /// tests of the kernels' "each start once" contract (the search path
+    /// sorts and dedupes, which would hide a start written twice).
+    #[doc(hidden)]
+    pub fn raw_matches(&self, data: &[u8]) -> Result<(u64, Vec<u32>), EngineError> {
+        let mut st = self.lock();
+        if !self.device_ok(&st) || data.len() > self.batch_capacity_locked(&st) {
+            return Err(EngineError::Unsupported(
+                "no device, or more than one batch".into(),
+            ));
+        }
+        st.gpu
+            .as_mut()
+            .map(|g| g.raw_matches(data))
+            .unwrap_or_else(|| Err("no device".into()))
+            .map_err(EngineError::Device)
+    }
+
     fn batch_capacity_locked(&self, st: &State) -> usize {
         let max = st.gpu.as_ref().map(Gpu::max_batch).unwrap_or(1 << 31);
         self.opts.batch_bytes.clamp(1, max.max(1))

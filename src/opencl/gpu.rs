@@ -793,34 +793,86 @@ impl Gpu {
         Ok(Some(offs))
     }
 
+    /// A device copy of `data` followed by `PAD` newlines.
+    fn padded_text(&self, data: &[u8]) -> Result<Buffer<u8>, String> {
+        let len = data.len() + PAD;
+        let mut padded = Vec::with_capacity(len);
+        padded.extend_from_slice(data);
+        padded.resize(len, b'\n');
+        // SAFETY: COPY_HOST_PTR copies from a live vector during the call.
+        unsafe {
+            Buffer::<u8>::create(
+                &self.context,
+                CL_MEM_READ_ONLY | opencl3::memory::CL_MEM_COPY_HOST_PTR,
+                len,
+                padded.as_mut_ptr() as *mut c_void,
+            )
+        }
+        .map_err(cl("allocating a device buffer"))
+    }
+
+    /// A zeroed device array of `n` counters.
+    fn zeroed_u32(&self, n: usize) -> Result<Buffer<u32>, String> {
+        // SAFETY: COPY_HOST_PTR copies from a live vector during the call.
+        unsafe {
+            Buffer::<u32>::create(
+                &self.context,
+                CL_MEM_READ_WRITE | opencl3::memory::CL_MEM_COPY_HOST_PTR,
+                n,
+                vec![0u32; n].as_mut_ptr() as *mut c_void,
+            )
+        }
+        .map_err(cl("allocating counters"))
+    }
+
+    /// One match-mode launch over `data`: the kernel's count and the
+    /// offsets it wrote, as written (unsorted, duplicates kept; at most
+    /// `data.len()` of them are read back). For tests of the kernels'
+    /// "each start once" contract, which `complete`'s dedupe would hide.
+    pub fn raw_matches(&mut self, data: &[u8]) -> Result<(u64, Vec<u32>), String> {
+        let text = self.padded_text(data)?;
+        let cap = data.len().max(1);
+        let out = self.zeroed_u32(cap)?;
+        let count = self.zeroed_u32(1)?;
+        let o = MatchOut {
+            out: &out,
+            cap: cap as u32,
+            count: &count,
+        };
+        kernels::launch_match(
+            &self.exec_q,
+            &self.kernel,
+            &self.args,
+            self.geo,
+            &text,
+            data.len() as u32,
+            &o,
+            &[],
+        )
+        .map_err(cl("enqueueing the kernel"))?;
+        let mut c = [0u32; 1];
+        let mut v = vec![0u32; cap];
+        // SAFETY: blocking reads into live memory of the right lengths, on
+        // the queue that ran the kernel.
+        unsafe {
+            self.exec_q
+                .enqueue_read_buffer(&count, CL_BLOCKING, 0, &mut c, &[])
+                .map_err(cl("reading the count"))?;
+            self.exec_q
+                .enqueue_read_buffer(&out, CL_BLOCKING, 0, &mut v, &[])
+                .map_err(cl("reading the results"))?;
+        }
+        v.truncate((c[0] as usize).min(cap));
+        Ok((u64::from(c[0]), v))
+    }
+
     /// Char16 count mode over `data`: per-pattern occurrence counts.
     pub fn count_occurrences(&mut self, data: &[u8], npat: usize) -> Result<Vec<u64>, String> {
         let Some(k) = &self.count_kernel else {
             return Err("this kernel has no count mode".into());
         };
-        let len = data.len() + PAD;
-        let mut padded = Vec::with_capacity(len);
-        padded.extend_from_slice(data);
-        padded.resize(len, b'\n');
-        // SAFETY: COPY_HOST_PTR copies from live vectors during the call.
-        let (text, counts) = unsafe {
-            (
-                Buffer::<u8>::create(
-                    &self.context,
-                    CL_MEM_READ_ONLY | opencl3::memory::CL_MEM_COPY_HOST_PTR,
-                    len,
-                    padded.as_mut_ptr() as *mut c_void,
-                )
-                .map_err(cl("allocating a device buffer"))?,
-                Buffer::<u32>::create(
-                    &self.context,
-                    CL_MEM_READ_WRITE | opencl3::memory::CL_MEM_COPY_HOST_PTR,
-                    npat,
-                    vec![0u32; npat].as_mut_ptr() as *mut c_void,
-                )
-                .map_err(cl("allocating counters"))?,
-            )
-        };
+        let text = self.padded_text(data)?;
+        let counts = self.zeroed_u32(npat)?;
         kernels::launch_count(
             &self.exec_q,
             k,

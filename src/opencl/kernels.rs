@@ -190,44 +190,109 @@ pub fn pack_3phase(pat: &[u8]) -> Vec<u8> {
     v
 }
 
-/// The char16 kernel's buffers: patterns (16 bytes each), masks (16 bytes
-/// each, 0xFF = don't care) and lengths.
-pub fn pack_char16(pats: &[Vec<u8>]) -> (Vec<u8>, Vec<u8>, Vec<u32>) {
+/// The char16 kernel's pattern buffers: patterns (16 bytes each) and masks
+/// (16 bytes each, 0xFF = don't care).
+pub fn pack_char16(pats: &[Vec<u8>]) -> (Vec<u8>, Vec<u8>) {
     let mut p = vec![0u8; pats.len() * 16];
     let mut m = vec![0u8; pats.len() * 16];
-    let mut l = Vec::with_capacity(pats.len());
     for (k, pat) in pats.iter().enumerate() {
         p[k * 16..k * 16 + pat.len()].copy_from_slice(pat);
         for j in pat.len()..16 {
             m[k * 16 + j] = 0xFF;
         }
-        l.push(pat.len() as u32);
     }
-    (p, m, l)
+    (p, m)
 }
 
-/// The char16 kernel's phase-1 keys: the distinct first two bytes
-/// (`b0 | b1 << 8`) of the patterns of length >= 2, then the distinct bytes
-/// of the 1-byte patterns; a pair whose first byte is also a 1-byte key is
-/// left out (that byte key already admits it). Returns (keys, nk2, nk1).
-pub fn char16_keys(pats: &[Vec<u8>]) -> (Vec<u32>, u32, u32) {
-    let mut bytes: Vec<u32> = pats
-        .iter()
-        .filter(|p| p.len() == 1)
-        .map(|p| u32::from(p[0]))
+/// Where the char16 kernel's phase 1 looks for one pattern: `len` bytes
+/// (1 or 2) at offset `d` of the pattern. A match at p puts them at p + d.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Char16Anchor {
+    pub d: usize,
+    pub len: usize,
+}
+
+impl Char16Anchor {
+    /// The anchor bytes of `pat` as the kernel compares them:
+    /// `b0 | b1 << 8` (b1 = 0 for a one-byte anchor).
+    pub fn bytes(self, pat: &[u8]) -> u32 {
+        let b1 = if self.len == 2 { pat[self.d + 1] } else { 0 };
+        u32::from(pat[self.d]) | u32::from(b1) << 8
+    }
+}
+
+/// The char16 anchors: a 1-byte pattern is its own (byte) anchor; a longer
+/// pattern holding the byte of a 1-byte pattern is anchored on that byte
+/// (the byte key admits it anyway: no extra key, no extra candidates);
+/// any other pattern on its rarest-looking pair (`anchor_for`), so that
+/// frequent first pairs (`ke`rnel, `er`ror:, `ne`edle) do not flood phase 2
+/// with candidates.
+pub fn char16_anchors(pats: &[Vec<u8>], fold: bool) -> Vec<Char16Anchor> {
+    let singles: Vec<u8> = pats.iter().filter(|p| p.len() == 1).map(|p| p[0]).collect();
+    pats.iter()
+        .map(|p| match p.iter().position(|b| singles.contains(b)) {
+            Some(d) => Char16Anchor { d, len: 1 },
+            None => Char16Anchor {
+                d: anchor_for(p, fold),
+                len: 2,
+            },
+        })
+        .collect()
+}
+
+/// The char16 kernel's phase-1 keys: the distinct anchor pairs
+/// (`b0 | b1 << 8`), then the distinct anchor bytes; a pair whose first
+/// byte is also a byte key is left out (that byte key already admits it).
+/// Returns (keys, nk2, nk1).
+pub fn char16_keys(pats: &[Vec<u8>], anchors: &[Char16Anchor]) -> (Vec<u32>, u32, u32) {
+    let keyed = || pats.iter().zip(anchors);
+    let mut bytes: Vec<u32> = keyed()
+        .filter(|(_, a)| a.len == 1)
+        .map(|(p, a)| a.bytes(p))
         .collect();
     bytes.sort_unstable();
     bytes.dedup();
-    let mut pairs: Vec<u32> = pats
-        .iter()
-        .filter(|p| p.len() >= 2 && !bytes.contains(&u32::from(p[0])))
-        .map(|p| u32::from(p[0]) | u32::from(p[1]) << 8)
+    let mut pairs: Vec<u32> = keyed()
+        .filter(|(_, a)| a.len == 2)
+        .map(|(p, a)| a.bytes(p))
+        .filter(|k| !bytes.contains(&(k & 0xFF)))
         .collect();
     pairs.sort_unstable();
     pairs.dedup();
     let (nk2, nk1) = (pairs.len() as u32, bytes.len() as u32);
     pairs.extend(bytes);
     (pairs, nk2, nk1)
+}
+
+/// Whether pattern `i` reports its matches in the char16 match mode: not
+/// when another pattern is a proper prefix of it, or an identical copy of
+/// lower index. At a matching start, exactly the shortest matching pattern
+/// of lowest index reports, so each start is written once.
+pub fn char16_reports(pats: &[Vec<u8>], i: usize) -> bool {
+    let p = &pats[i];
+    !pats
+        .iter()
+        .enumerate()
+        .any(|(j, o)| j != i && p.starts_with(o) && (o.len() < p.len() || j < i))
+}
+
+/// Flag in a char16 `pinfo` entry: the pattern reports its matches.
+pub const CHAR16_REPORT: u32 = 0x1_0000;
+
+/// The char16 kernel's `pinfo` (a `uint4` per pattern): length, anchor
+/// offset, anchor bytes, anchor mask (0xFF or 0xFFFF) | `CHAR16_REPORT`.
+pub fn char16_pinfo(pats: &[Vec<u8>], anchors: &[Char16Anchor]) -> Vec<u32> {
+    let mut v = Vec::with_capacity(4 * pats.len());
+    for (i, (p, a)) in pats.iter().zip(anchors).enumerate() {
+        let mask = if a.len == 2 { 0xFFFF } else { 0xFF };
+        let report = if char16_reports(pats, i) {
+            CHAR16_REPORT
+        } else {
+            0
+        };
+        v.extend([p.len() as u32, a.d as u32, a.bytes(p), mask | report]);
+    }
+    v
 }
 
 /// Phase-1 cost budget of the char16 kernel's direct compares, in byte-key
@@ -276,7 +341,7 @@ pub enum PatternArgs {
     Char16 {
         pats: Buffer<u8>,
         masks: Buffer<u8>,
-        lens: Buffer<u32>,
+        pinfo: Buffer<u32>,
         npat: u32,
         keys: Buffer<u32>,
         nk2: u32,
@@ -326,12 +391,13 @@ impl PatternArgs {
                 }
             }
             KernelKind::Char16 => {
-                let (p, m, l) = pack_char16(pats);
-                let (keys, nk2, nk1) = char16_keys(pats);
+                let (p, m) = pack_char16(pats);
+                let anchors = char16_anchors(pats, fold);
+                let (keys, nk2, nk1) = char16_keys(pats, &anchors);
                 PatternArgs::Char16 {
                     pats: ro_buffer(ctx, &p)?,
                     masks: ro_buffer(ctx, &m)?,
-                    lens: ro_buffer(ctx, &l)?,
+                    pinfo: ro_buffer(ctx, &char16_pinfo(pats, &anchors))?,
                     npat: pats.len() as u32,
                     keys: ro_buffer(ctx, &keys)?,
                     nk2,
@@ -381,7 +447,7 @@ unsafe fn char16_common_args(
     let PatternArgs::Char16 {
         pats,
         masks,
-        lens,
+        pinfo,
         npat,
         keys,
         nk2,
@@ -398,7 +464,7 @@ unsafe fn char16_common_args(
         arg(kernel, 1, &n)?;
         arg(kernel, 2, &pats.get())?;
         arg(kernel, 3, &masks.get())?;
-        arg(kernel, 4, &lens.get())?;
+        arg(kernel, 4, &pinfo.get())?;
         arg(kernel, 5, npat)?;
         arg(kernel, 6, &block)?;
         arg(kernel, 7, &keys.get())?;
@@ -534,12 +600,11 @@ mod tests {
 
     #[test]
     fn packing() {
-        let (p, m, l) = pack_char16(&[b"ab".to_vec(), vec![7u8; 16]]);
+        let (p, m) = pack_char16(&[b"ab".to_vec(), vec![7u8; 16]]);
         assert_eq!(&p[..3], b"ab\0");
         assert_eq!(m[1], 0);
         assert_eq!(m[2], 0xFF);
         assert!(m[16..].iter().all(|&x| x == 0));
-        assert_eq!(l, vec![2, 16]);
         assert_eq!(pack_3phase(b"x").len(), 32);
         assert_eq!(pack_3phase(&[1u8; 16]).len(), 32);
         assert_eq!(pack_3phase(&[1u8; 17]).len(), 48);
@@ -548,19 +613,64 @@ mod tests {
         assert_eq!(i, vec![0, 2, 2, 1]);
     }
 
+    fn pats(v: &[&[u8]]) -> Vec<Vec<u8>> {
+        v.iter().map(|p| p.to_vec()).collect()
+    }
+
+    fn pair(s: &[u8]) -> u32 {
+        u32::from(s[0]) | u32::from(s[1]) << 8
+    }
+
+    #[test]
+    fn char16_anchors_on_rare_pairs() {
+        // the benchmark's four patterns
+        let p = pats(&[b"needle", b"kernel", b"error:", b"0x1f"]);
+        let a = char16_anchors(&p, false);
+        let got: Vec<(usize, u32)> = p.iter().zip(&a).map(|(p, a)| (a.d, a.bytes(p))).collect();
+        assert_eq!(
+            got,
+            vec![
+                (3, pair(b"dl")),
+                (0, pair(b"ke")),
+                (4, pair(b"r:")),
+                (0, pair(b"0x"))
+            ]
+        );
+        assert!(a.iter().all(|a| a.len == 2));
+        let (keys, nk2, nk1) = char16_keys(&p, &a);
+        assert_eq!((nk2, nk1), (4, 0));
+        assert_eq!(keys.len(), 4);
+        let info = char16_pinfo(&p, &a);
+        assert_eq!(&info[..4], &[6, 3, pair(b"dl"), 0xFFFF | CHAR16_REPORT]);
+    }
+
     #[test]
     fn char16_keys_dedup_and_subsume() {
-        let pats: Vec<Vec<u8>> = [&b"abc"[..], b"abd", b"a", b"xy", b"xyz", b"q", b"q", b"cd"]
-            .iter()
-            .map(|p| p.to_vec())
-            .collect();
-        let (keys, nk2, nk1) = char16_keys(&pats);
-        // "ab*" is admitted by the byte key 'a'
-        let cd = u32::from(b'c') | u32::from(b'd') << 8;
-        let xy = u32::from(b'x') | u32::from(b'y') << 8;
-        assert_eq!((nk2, nk1), (2, 2));
-        assert_eq!(keys, vec![cd, xy, u32::from(b'a'), u32::from(b'q')]);
+        let p = pats(&[b"abc", b"xbd", b"a", b"Qxy", b"xyz", b"q", b"q", b"cd"]);
+        let a = char16_anchors(&p, false);
+        // patterns holding 'a' or 'q' are anchored on that byte
+        assert_eq!(a[0], Char16Anchor { d: 0, len: 1 });
+        assert_eq!(a[2], Char16Anchor { d: 0, len: 1 });
+        assert_eq!(a[5], Char16Anchor { d: 0, len: 1 });
+        assert_eq!(a[1].len, 2);
+        let (keys, nk2, nk1) = char16_keys(&p, &a);
+        let bytes = [u32::from(b'a'), u32::from(b'q')];
+        assert_eq!(nk1, 2);
+        assert_eq!(&keys[nk2 as usize..], &bytes);
+        // xbd, Qxy, xyz, cd: distinct anchor pairs, sorted
+        let mut want: Vec<u32> = [1, 3, 4, 7].iter().map(|&i| a[i].bytes(&p[i])).collect();
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(&keys[..nk2 as usize], &want[..]);
         assert!(!char16_use_bitmap(4, 0) || std::env::var("GSEARCH_CHAR16_FILTER").is_ok());
+    }
+
+    #[test]
+    fn char16_reports_once_per_start() {
+        let p = pats(&[b"abc", b"ab", b"abc", b"b", b"xy", b"ab"]);
+        let r: Vec<bool> = (0..p.len()).map(|i| char16_reports(&p, i)).collect();
+        // "abc" has the prefix "ab"; the second "ab" is a copy of the first
+        assert_eq!(r, vec![false, true, false, true, true, false]);
     }
 
     #[test]

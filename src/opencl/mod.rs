@@ -41,6 +41,8 @@ pub use device::{
 pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine};
 pub use fault::{Fault, FaultKind};
 pub use gpu::InitStats;
-pub use kernels::{CHAR16_MAX_LEN, CHAR16_MAX_PATTERNS, KernelKind, PAD, anchor_for};
+pub use kernels::{
+    CHAR16_MAX_LEN, CHAR16_MAX_PATTERNS, Char16Anchor, KernelKind, PAD, anchor_for, char16_anchors,
+};
 pub use lineindex::{BatchLines, LineIndexer, host_lines, newline_capacity};
 pub use stream::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
