@@ -11,6 +11,8 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crossbeam_channel::Receiver;
@@ -53,6 +55,8 @@ pub struct Piece {
 
 #[derive(Clone, Copy)]
 struct Chunk {
+    /// Which big file (numbered as opened), for [`Source::cut`].
+    file_no: u64,
     file_offset: u64,
     /// Occurrences starting before this chunk offset belong to this chunk.
     owned: usize,
@@ -63,6 +67,8 @@ struct Chunk {
 struct OpenBig {
     hay: Haystack,
     file: File,
+    /// Numbered in the order the big files are opened.
+    no: u64,
     /// Next byte of the file to read (before the overlap is added back).
     next: u64,
 }
@@ -78,9 +84,22 @@ struct Source {
     chunk_lines: bool,
     /// Of those lines only the count matters (`Finisher::streams_count`).
     count_only: bool,
+    /// Big files opened so far.
+    opened: u64,
+    /// The big file the finisher no longer needs read (`-l`,
+    /// `--files-without-match` and `-q` once it matched; `u64::MAX`: none):
+    /// its next chunk is its last, and the finisher answers it exactly from
+    /// the file itself, as a file that changed size, which stops at the
+    /// first match as the CPU engine does.
+    cut: Arc<AtomicU64>,
 }
 
 impl Source {
+    fn next_no(&mut self) -> u64 {
+        self.opened += 1;
+        self.opened - 1
+    }
+
     fn next_hay(&mut self) -> Option<Haystack> {
         self.pending.take().or_else(|| self.rx.recv().ok())
     }
@@ -102,13 +121,15 @@ impl Source {
         let big = self.big.as_mut().expect("a big file is open");
         let from = big.next;
         let (n, err, has_nul) = pread_parallel(&big.file, buf, from);
-        let last = n < buf.len() || err.is_some();
+        let cut = self.cut.load(Ordering::Acquire) == big.no;
+        let last = n < buf.len() || err.is_some() || cut;
         let owned = if last { n } else { n - overlap };
         let piece = Piece {
             hay: big.hay.clone(),
             start: 0,
             len: n,
             chunk: Some(Chunk {
+                file_no: big.no,
                 file_offset: from,
                 owned,
                 last,
@@ -173,7 +194,12 @@ impl BatchSource for Source {
                     return Some(cpu_piece(hay));
                 }
                 if size >= buf.len() {
-                    self.big = Some(OpenBig { hay, file, next: 0 });
+                    self.big = Some(OpenBig {
+                        hay,
+                        file,
+                        no: self.next_no(),
+                        next: 0,
+                    });
                     return Some(self.fill_chunk(buf));
                 }
             }
@@ -188,7 +214,12 @@ impl BatchSource for Source {
                     return Some(cpu_piece(hay));
                 }
                 if pieces.is_empty() {
-                    self.big = Some(OpenBig { hay, file, next: 0 });
+                    self.big = Some(OpenBig {
+                        hay,
+                        file,
+                        no: self.next_no(),
+                        next: 0,
+                    });
                     return Some(self.fill_chunk(buf));
                 }
                 self.pending = Some(hay);
@@ -410,6 +441,8 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         rx,
         pending: None,
         big: None,
+        opened: 0,
+        cut: Arc::clone(&fin.cut),
         overlap: engine.max_pattern_len().saturating_sub(1),
         chunk_lines: !cfg.verify,
         count_only: fin.streams_count(),
@@ -471,6 +504,8 @@ struct Finisher<'a> {
     /// Big files whose `-n` lines / `-c` counts came from device lines.
     numbered_files: u64,
     counted_files: u64,
+    /// See [`Source::cut`].
+    cut: Arc<AtomicU64>,
 }
 
 impl<'a> Finisher<'a> {
@@ -498,6 +533,7 @@ impl<'a> Finisher<'a> {
             written: 0,
             numbered_files: 0,
             counted_files: 0,
+            cut: Arc::new(AtomicU64::new(u64::MAX)),
         }
     }
 
@@ -533,6 +569,7 @@ impl<'a> Finisher<'a> {
                 (Some(c), None) if !p.cpu && p.start == 0 && p.len == bytes.len() => {
                     self.chunk_seen(&p, c, data);
                     self.chunk_lines(c, data, &lines);
+                    self.cut_if_answered(c);
                     if c.last {
                         self.big_done(p);
                     }
@@ -552,6 +589,19 @@ impl<'a> Finisher<'a> {
             }
         }
         !self.stop
+    }
+
+    /// A search that ends a file at its first matching line needs no more
+    /// of a big file once a chunk matched (see [`Source::cut`]).
+    fn cut_if_answered(&self, c: Chunk) {
+        let early = self.cfg.quiet
+            || matches!(
+                self.cfg.mode,
+                OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
+            );
+        if early && self.big.lines > 0 && !c.last {
+            self.cut.store(c.file_no, Ordering::Release);
+        }
     }
 
     /// Bookkeeping shared by both kinds of chunk results.
@@ -636,6 +686,7 @@ impl<'a> Finisher<'a> {
                 self.chunk_seen(&p, c, data);
                 self.big.numbered = false;
                 self.track_lines(c, data, &offsets);
+                self.cut_if_answered(c);
                 if c.last {
                     self.big_done(p);
                 }

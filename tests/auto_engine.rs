@@ -177,3 +177,41 @@ fn opencl_streamed_count_of_long_lines() {
         assert_eq!(run(args, path, &dev), run(args, path, &cpu), "{args:?}");
     }
 }
+
+/// `--engine opencl` with `-l`, `--files-without-match` or `-q` stops
+/// reading a big file once a chunk matched (the rest is answered from the
+/// file by the CPU, which stops at the first match): same output and exit
+/// status as the CPU engine, and only the first chunks are streamed.
+#[test]
+fn opencl_early_stopping_reads_little_of_a_big_file() {
+    if !common::have_device() {
+        return;
+    }
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let size = f.as_file().metadata().unwrap().len();
+    let dev = [
+        ("GSEARCH_ENGINE", "opencl"),
+        ("GSEARCH_BATCH_BYTES", "8192"),
+    ];
+    let cpu = [("GSEARCH_ENGINE", "cpu")];
+    for args in [
+        &["-l", "needle"][..],
+        &["--files-without-match", "needle"],
+        &["-q", "needle"],
+        &["-l", "zzz_absent"],
+        &["--files-without-match", "zzz_absent"],
+        &["-l", "-F", "-e", "very end", "-e", "zzz"],
+    ] {
+        assert_eq!(run(args, path, &dev), run(args, path, &cpu), "{args:?}");
+    }
+    let (out, _) = run(&["--stats", "-l", "needle"], path, &dev);
+    let text = String::from_utf8_lossy(&out);
+    let streamed: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("opencl stream: "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(streamed < size / 4, "{streamed} of {size} bytes streamed");
+}
