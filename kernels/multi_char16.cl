@@ -124,7 +124,10 @@
  * Count mode: arguments 0..11 as above, then
  *  12  __global uint *counts         npat counters, set to 0 by the host
  *
- * NDRange: 1-D, local size WG (build option -D WG=..., required, <= 4096),
+ * Build options: -D WG=... (required, <= 4096), -D CHAR16_FILTERS=mask
+ * (the filters compiled in, bit f = filter f; default all), optional
+ * -D CHAR16_PRMT_PTX (nibble2 on NVIDIA: inline PTX prmt).
+ * NDRange: 1-D, local size WG,
  * global size = ceil(n / block) * WG. The text buffer must be 16-byte
  * aligned (any clCreateBuffer buffer is). The SWAR code assumes a
  * little-endian device (every GPU and CPU OpenCL runtime in use).
@@ -148,6 +151,14 @@
 #define F_BITMAP 1
 #define F_NIBBLE 2
 #define F_NIBBLE2 3
+/* The filters compiled in (bit f = filter f): the host builds with only
+ * those it may select, because the code of the others costs registers
+ * (and occupancy) even in launches that skip it. A launch asking for a
+ * filter that is not compiled in flags every position (slow, correct). */
+#ifndef CHAR16_FILTERS
+#define CHAR16_FILTERS 0xF
+#endif
+#define HAS_FILTER(f) ((CHAR16_FILTERS >> (f)) & 1)
 
 /* ctr[] slots */
 #define C_Q 0  /* three rotating queue fill counters: C_Q .. C_Q + 2 */
@@ -460,7 +471,7 @@ void char16_search(__global const uchar *text, uint n,
     }
     const uint qlo = start + dmin;
     const uint qhi = min(end + dmax, n);
-    if (filter == F_BITMAP) {
+    if (HAS_FILTER(F_BITMAP) && filter == F_BITMAP) {
         for (uint i = lid; i < BM_WORDS; i += WG)
             bm[i] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -476,12 +487,12 @@ void char16_search(__global const uchar *text, uint n,
     /* the nibble tables (uniform loads; unused by the other filters) */
     uint4 lo0 = (uint4)0, hi0 = (uint4)0, lo1 = (uint4)0, hi1 = (uint4)0;
     uint4 n2 = (uint4)0;
-    if (filter == F_NIBBLE) {
+    if (HAS_FILTER(F_NIBBLE) && filter == F_NIBBLE) {
         lo0 = nib[0];
         hi0 = nib[1];
         lo1 = nib[2];
         hi1 = nib[3];
-    } else if (filter == F_NIBBLE2) {
+    } else if (HAS_FILTER(F_NIBBLE2) && filter == F_NIBBLE2) {
         n2 = nib[4];
     }
 
@@ -499,14 +510,14 @@ void char16_search(__global const uchar *text, uint n,
             const uint4 w = (uint4)(fold_if(raw.x, fold), fold_if(raw.y, fold),
                                     fold_if(raw.z, fold), fold_if(raw.w, fold));
             const uint w4 = fold_if(*(__global const uint *)(text + c + 16), fold);
-            uint h;
-            if (filter == F_NIBBLE)
+            uint h = 0xFFFFu;
+            if (HAS_FILTER(F_NIBBLE) && filter == F_NIBBLE)
                 h = filter_nibble(w, w4, lo0, hi0, lo1, hi1);
-            else if (filter == F_NIBBLE2)
+            else if (HAS_FILTER(F_NIBBLE2) && filter == F_NIBBLE2)
                 h = filter_nibble2(w, w4, n2.x, n2.y, n2.z, n2.w);
-            else if (filter == F_BITMAP)
+            else if (HAS_FILTER(F_BITMAP) && filter == F_BITMAP)
                 h = filter_bitmap(w, w4, bm);
-            else
+            else if (HAS_FILTER(F_DIRECT) && filter == F_DIRECT)
                 h = filter_direct(w, w4, keys, nk2, nk1);
             if (c < qlo)
                 h &= 0xFFFFu << (qlo - c);

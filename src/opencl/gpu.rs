@@ -267,7 +267,7 @@ impl Gpu {
             // GSEARCH_KERNEL_OPTS: extra build options (kernel variants,
             // for tuning with the benchmark).
             let extra = std::env::var("GSEARCH_KERNEL_OPTS").unwrap_or_default();
-            let options = format!("-cl-std=CL1.2 -D WG={wg} {extra}");
+            let options = format!("-cl-std=CL1.2 -D WG={wg} {} {extra}", kind.defines());
             let built = program::build(&context, info, kind.source(), &options, cfg.cache, inject)?;
             let kernel = Kernel::create(&built.program, kind.function(fold))
                 .map_err(cl("creating the kernel"))?;

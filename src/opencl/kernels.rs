@@ -107,6 +107,15 @@ impl KernelKind {
         }
     }
 
+    /// Build options the kernel family needs beyond `-D WG` (char16: the
+    /// phase-1 filters to compile in, `char16_filters_compiled`).
+    pub fn defines(self) -> String {
+        match self {
+            KernelKind::Char16 => format!("-D CHAR16_FILTERS={}", char16_filters_compiled()),
+            _ => String::new(),
+        }
+    }
+
     /// The match-mode kernel function.
     pub fn function(self, fold: bool) -> &'static str {
         match (self, fold) {
@@ -315,13 +324,33 @@ pub const CHAR16_NIBBLE2: u32 = 3;
 /// benchmarks; the nibble filters are not chosen by default yet: their
 /// GPU cost is to be measured).
 pub fn char16_filter(nk2: u32, nk1: u32) -> u32 {
+    match char16_forced_filter() {
+        Some(f) => f,
+        None if 2 * nk2 + nk1 > CHAR16_DIRECT_BUDGET => CHAR16_BITMAP,
+        None => CHAR16_DIRECT,
+    }
+}
+
+/// The filter forced with `GSEARCH_CHAR16_FILTER`, if any.
+fn char16_forced_filter() -> Option<u32> {
     match std::env::var("GSEARCH_CHAR16_FILTER").as_deref() {
-        Ok("bitmap") => CHAR16_BITMAP,
-        Ok("direct") => CHAR16_DIRECT,
-        Ok("nibble") => CHAR16_NIBBLE,
-        Ok("nibble2") => CHAR16_NIBBLE2,
-        _ if 2 * nk2 + nk1 > CHAR16_DIRECT_BUDGET => CHAR16_BITMAP,
-        _ => CHAR16_DIRECT,
+        Ok("bitmap") => Some(CHAR16_BITMAP),
+        Ok("direct") => Some(CHAR16_DIRECT),
+        Ok("nibble") => Some(CHAR16_NIBBLE),
+        Ok("nibble2") => Some(CHAR16_NIBBLE2),
+        _ => None,
+    }
+}
+
+/// The phase-1 filters the char16 program is built with (bit f = filter
+/// f; build option `-D CHAR16_FILTERS`): those `char16_filter` may choose,
+/// the forced one alone or direct and bitmap. The code of a filter costs
+/// registers even when a launch does not take it (on the H100, all four
+/// compiled in halved the direct filter's rate: 1,134 -> 583 GB/s).
+pub fn char16_filters_compiled() -> u32 {
+    match char16_forced_filter() {
+        Some(f) => 1 << f,
+        None => 1 << CHAR16_DIRECT | 1 << CHAR16_BITMAP,
     }
 }
 
@@ -351,7 +380,9 @@ pub fn char16_buckets(keys: &[u32], nk2: u32, nb: usize) -> Vec<[u16; 4]> {
             continue;
         }
         let added = |s: &[u16; 4]| -> u32 {
-            (0..4).map(|j| (s[j] | r[j]).count_ones() - s[j].count_ones()).sum()
+            (0..4)
+                .map(|j| (s[j] | r[j]).count_ones() - s[j].count_ones())
+                .sum()
         };
         let best = (0..b.len()).min_by_key(|&j| added(&b[j])).unwrap_or(0);
         for j in 0..4 {
@@ -793,12 +824,35 @@ mod tests {
         let sets: [&[&[u8]]; 4] = [
             &[b"needle", b"kernel", b"error:", b"0x1f"],
             &[
-                b"needle", b"kernel", b"error:", b"0x1f", b"struct", b"memory", b"device",
-                b"warning:", b"request_id", b"Vec<u8>", b"println!", b"search", b"offset",
-                b"buffer", b"2026-11", b"zzz",
+                b"needle",
+                b"kernel",
+                b"error:",
+                b"0x1f",
+                b"struct",
+                b"memory",
+                b"device",
+                b"warning:",
+                b"request_id",
+                b"Vec<u8>",
+                b"println!",
+                b"search",
+                b"offset",
+                b"buffer",
+                b"2026-11",
+                b"zzz",
             ],
             &[b"a", b"\xff\x80", b"\x88\x08", b"zq"],
-            &[b"\x00", b"\xff", b"\x7f\x80", b"\x80\x7f", b"ab", b"cd", b"ef", b"gh", b"ij"],
+            &[
+                b"\x00",
+                b"\xff",
+                b"\x7f\x80",
+                b"\x80\x7f",
+                b"ab",
+                b"cd",
+                b"ef",
+                b"gh",
+                b"ij",
+            ],
         ];
         for set in sets {
             let p: Vec<Vec<u8>> = set.iter().map(|s| s.to_vec()).collect();
