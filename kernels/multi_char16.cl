@@ -20,15 +20,34 @@
  *            word after it, folds them for the _fold kernels, and tests the
  *            16 two-byte pairs against the KEYS: the distinct anchor pairs,
  *            then the distinct anchor bytes (a pair whose first byte is a
- *            byte key is left out: that key admits it). Two ways, chosen by
- *            the host (flag `bitmap`):
+ *            byte key is left out: that key admits it). Four ways, chosen by
+ *            the host (argument `filter`):
  *              direct  (few keys) SWAR compares on 32-bit words: per pair
  *                      key 8 words x (xor, sub, and-not), two positions per
  *                      word; per byte key 4 words, four positions per word;
  *              bitmap  (more keys) one lookup per position in a 65,536-bit
  *                      local bitmap of pairs (8 KiB, built once per group):
  *                      a pair key sets one bit, a byte key b sets the 256
- *                      bits of the pairs (b, x), so one lookup serves both.
+ *                      bits of the pairs (b, x), so one lookup serves both;
+ *              nibble  (Teddy-style, cost independent of the keys) the keys
+ *                      go to 8 buckets (one bit each); per anchor byte j
+ *                      two 16-entry byte tables LO[j][low nibble] and
+ *                      HI[j][high nibble] give the buckets having a byte
+ *                      with that nibble at anchor byte j; position q passes
+ *                      when LO0 & HI0 (byte q) & LO1 & HI1 (byte q+1) != 0.
+ *                      The 16 lookups of a table at once: shuffle() on
+ *                      uchar16 (the index uses the low 4 bits);
+ *              nibble2 the same idea with 32-bit byte permutes (PTX prmt
+ *                      with -D CHAR16_PRMT_PTX, else a portable emulation):
+ *                      3 buckets, one 8-byte table per anchor byte holding
+ *                      both roles (bits 0-2: low-nibble buckets, bits 4-6:
+ *                      high-nibble buckets, bits 3/7: "entry v + 8 is not
+ *                      empty"), indexed by the raw text bytes: one permute
+ *                      looks up both nibbles of two text bytes (a nibble
+ *                      >= 8 selects the sign of entry v - 8: all buckets or
+ *                      none, a superset).
+ *            Bucket collisions only add candidates (phase 2 checks every
+ *            pattern's anchor at q).
  *            Positions that pass (a 16-bit mask) go to a local queue of
  *            anchor positions: ONE local atomic_add(popcount) per work-item
  *            reserves the slots. The queue is kept across steps;
@@ -89,16 +108,26 @@
  *                                    anchor is a key or admitted by one
  *   8  uint nk2
  *   9  uint nk1                      nk2 + nk1 >= 1
- *  10  uint bitmap                   1: bitmap filter, 0: direct compares
- *  11  __global uint *out            match start offsets, in no order
- *  12  uint cap                      capacity of out (entries)
- *  13  __global uint *count          set to 0 by the host; ends as the number
+ *  10  uint filter                   phase 1: 0 direct compares, 1 bitmap,
+ *                                    2 nibble (shuffle), 3 nibble2 (permute)
+ *  11  __constant uint4 *nib         the nibble tables (5 x 16 bytes):
+ *                                    [0..3] LO0, HI0, LO1, HI1 (byte v of
+ *                                    each = bucket bits of nibble v, 8
+ *                                    buckets); [4] nibble2: x, y = entries
+ *                                    0-7 of anchor byte 0, z, w = of anchor
+ *                                    byte 1 (see above). Read in modes 2, 3.
+ *  12  __global uint *out            match start offsets, in no order
+ *  13  uint cap                      capacity of out (entries)
+ *  14  __global uint *count          set to 0 by the host; ends as the number
  *                                    of matching positions (may exceed cap:
  *                                    the host re-runs with a bigger out)
- * Count mode: arguments 0..10 as above, then
- *  11  __global uint *counts         npat counters, set to 0 by the host
+ * Count mode: arguments 0..11 as above, then
+ *  12  __global uint *counts         npat counters, set to 0 by the host
  *
- * NDRange: 1-D, local size WG (build option -D WG=..., required, <= 4096),
+ * Build options: -D WG=... (required, <= 4096), -D CHAR16_FILTERS=mask
+ * (the filters compiled in, bit f = filter f; default all), optional
+ * -D CHAR16_PRMT_PTX (nibble2 on NVIDIA: inline PTX prmt).
+ * NDRange: 1-D, local size WG,
  * global size = ceil(n / block) * WG. The text buffer must be 16-byte
  * aligned (any clCreateBuffer buffer is). The SWAR code assumes a
  * little-endian device (every GPU and CPU OpenCL runtime in use).
@@ -116,6 +145,20 @@
 #define MAXPAT 16
 #define BM_WORDS 2048
 #define REPORT 0x10000u
+
+/* phase-1 filters (argument `filter`) */
+#define F_DIRECT 0
+#define F_BITMAP 1
+#define F_NIBBLE 2
+#define F_NIBBLE2 3
+/* The filters compiled in (bit f = filter f): the host builds with only
+ * those it may select, because the code of the others costs registers
+ * (and occupancy) even in launches that skip it. A launch asking for a
+ * filter that is not compiled in flags every position (slow, correct). */
+#ifndef CHAR16_FILTERS
+#define CHAR16_FILTERS 0xF
+#endif
+#define HAS_FILTER(f) ((CHAR16_FILTERS >> (f)) & 1)
 
 /* ctr[] slots */
 #define C_Q 0  /* three rotating queue fill counters: C_Q .. C_Q + 2 */
@@ -215,6 +258,78 @@ uint filter_bitmap(uint4 w, uint w4, __local const uint *bm)
     return h;
 }
 #undef BMBIT
+
+/* Phase 1, nibble: lo0/hi0/lo1/hi1 are the 16-entry bucket tables (byte v
+ * = the buckets having nibble v at that anchor byte). shuffle() reads the
+ * low 4 bits of each index byte: the text bytes index LO as they are, and
+ * a 32-bit shift by 4 puts each byte's high nibble in its low 4 bits. */
+uint filter_nibble(uint4 w, uint w4, uint4 lo0, uint4 hi0, uint4 lo1,
+                   uint4 hi1)
+{
+    /* bytes 1..16 of the block: the second byte of each pair */
+    const uint4 o = (uint4)(fsh(w.x, w.y, 8), fsh(w.y, w.z, 8),
+                            fsh(w.z, w.w, 8), fsh(w.w, w4, 8));
+    const uchar16 m = shuffle(as_uchar16(lo0), as_uchar16(w)) &
+                      shuffle(as_uchar16(hi0), as_uchar16(w >> 4)) &
+                      shuffle(as_uchar16(lo1), as_uchar16(o)) &
+                      shuffle(as_uchar16(hi1), as_uchar16(o >> 4));
+    const uint4 f = as_uint4(m != (uchar16)0); /* 0xFF per passing lane */
+    return lanes4(f.x) | (lanes4(f.y) << 4) | (lanes4(f.z) << 8) |
+           (lanes4(f.w) << 12);
+}
+
+/* Byte permute (PTX prmt, generic mode): byte k of the result is byte
+ * s_k & 7 of the 8 bytes (b:a), s_k = bits 4k..4k+3 of s; when s_k & 8,
+ * that byte's sign bit replicated (0x00 or 0xFF). */
+uint perm(uint a, uint b, uint s)
+{
+#ifdef CHAR16_PRMT_PTX
+    uint r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
+    return r;
+#else
+    const ulong src = upsample(b, a);
+    uint r = 0;
+    for (uint k = 0; k < 4; k++) {
+        const uint sk = (s >> (4 * k)) & 15u;
+        uint v = (uint)(src >> (8 * (sk & 7u))) & 0xFFu;
+        if (sk & 8u)
+            v = (v & 0x80u) ? 0xFFu : 0u;
+        r |= v << (8 * k);
+    }
+    return r;
+#endif
+}
+
+/* Phase 1, nibble2: (a0, a1) and (b0, b1) are the 8-entry tables of anchor
+ * bytes 0 and 1 (entry v: bits 0-2 the buckets with low nibble v, bits 4-6
+ * with high nibble v, bits 3 and 7 set when nibble v + 8 is in some bucket
+ * in either role). perm(table, x) indexes with the four nibbles of x's low
+ * 16 bits: low, high nibble of byte 0, then of byte 1, so result byte 0
+ * bits 0-2 & byte 1 bits 4-6 = the buckets of text byte 0 (same for byte
+ * 1 in bytes 2, 3). Each word yields its 4 pass flags at bits 3, 19
+ * (positions 0, 1) and 7, 23 (positions 2, 3), gathered by one multiply. */
+uint filter_nibble2(uint4 w, uint w4, uint a0, uint a1, uint b0, uint b1)
+{
+    const uint ew[4] = {w.x, w.y, w.z, w.w};
+    const uint ow[4] = {fsh(w.x, w.y, 8), fsh(w.y, w.z, 8), fsh(w.z, w.w, 8),
+                        fsh(w.w, w4, 8)};
+    uint h = 0;
+#pragma unroll
+    for (uint i = 0; i < 4; i++) {
+        const uint x = ew[i], y = ow[i];
+        const uint vl = perm(a0, a1, x) & perm(b0, b1, y);
+        const uint vh = perm(a0, a1, x >> 16) & perm(b0, b1, y >> 16);
+        const uint ul = vl & (vl >> 12) & 0x00070007u;
+        const uint uh = vh & (vh >> 12) & 0x00070007u;
+        /* bit 3: position 0, 7: 2, 19: 1, 23: 3 (nibbles <= 7: no carry) */
+        const uint f = ((ul | (uh << 4)) + 0x00770077u) & 0x00880088u;
+        /* 3 -> 28, 19 -> 29, 7 -> 30, 23 -> 31 (x 2^25, 2^10, 2^23, 2^8;
+         * no other product lands in bits 28-31, none coincide: no carry) */
+        h |= ((f * 0x02800500u) >> 28) << (4 * i);
+    }
+    return h;
+}
 
 /* The 32 (folded) text bits at byte p: the low 16 are the pair at p. */
 uint word_at(__global const uchar *text, uint p, int fold)
@@ -323,8 +438,8 @@ void verify(__global const uchar *text, uint n, uint q, uint start, uint end,
 void char16_search(__global const uchar *text, uint n,
                    __constant uchar16 *pats, __constant char16 *masks,
                    __constant uint4 *pinfo, uint npat, uint block,
-                   __constant uint *keys, uint nk2, uint nk1, uint use_bitmap,
-                   int count_mode, int fold,
+                   __constant uint *keys, uint nk2, uint nk1, uint filter,
+                   __constant uint4 *nib, int count_mode, int fold,
                    __global uint *out, uint cap, __global uint *count,
                    __global uint *counts,
                    __local uint *bm, __local uint *q, __local uint *res,
@@ -356,7 +471,7 @@ void char16_search(__global const uchar *text, uint n,
     }
     const uint qlo = start + dmin;
     const uint qhi = min(end + dmax, n);
-    if (use_bitmap) {
+    if (HAS_FILTER(F_BITMAP) && filter == F_BITMAP) {
         for (uint i = lid; i < BM_WORDS; i += WG)
             bm[i] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -369,6 +484,17 @@ void char16_search(__global const uchar *text, uint n,
             atomic_or(&bm[keys[nk2 + i / 8] | ((i % 8) << 8)], 0xFFFFFFFFu);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* the nibble tables (uniform loads; unused by the other filters) */
+    uint4 lo0 = (uint4)0, hi0 = (uint4)0, lo1 = (uint4)0, hi1 = (uint4)0;
+    uint4 n2 = (uint4)0;
+    if (HAS_FILTER(F_NIBBLE) && filter == F_NIBBLE) {
+        lo0 = nib[0];
+        hi0 = nib[1];
+        lo1 = nib[2];
+        hi1 = nib[3];
+    } else if (HAS_FILTER(F_NIBBLE2) && filter == F_NIBBLE2) {
+        n2 = nib[4];
+    }
 
     uint queued = 0; /* candidates queued in earlier steps (uniform) */
     uint slot3 = 0;  /* this step's fill counter: ctr[C_Q + slot3] */
@@ -384,8 +510,15 @@ void char16_search(__global const uchar *text, uint n,
             const uint4 w = (uint4)(fold_if(raw.x, fold), fold_if(raw.y, fold),
                                     fold_if(raw.z, fold), fold_if(raw.w, fold));
             const uint w4 = fold_if(*(__global const uint *)(text + c + 16), fold);
-            uint h = use_bitmap ? filter_bitmap(w, w4, bm)
-                                : filter_direct(w, w4, keys, nk2, nk1);
+            uint h = 0xFFFFu;
+            if (HAS_FILTER(F_NIBBLE) && filter == F_NIBBLE)
+                h = filter_nibble(w, w4, lo0, hi0, lo1, hi1);
+            else if (HAS_FILTER(F_NIBBLE2) && filter == F_NIBBLE2)
+                h = filter_nibble2(w, w4, n2.x, n2.y, n2.z, n2.w);
+            else if (HAS_FILTER(F_BITMAP) && filter == F_BITMAP)
+                h = filter_bitmap(w, w4, bm);
+            else if (HAS_FILTER(F_DIRECT) && filter == F_DIRECT)
+                h = filter_direct(w, w4, keys, nk2, nk1);
             if (c < qlo)
                 h &= 0xFFFFu << (qlo - c);
             if (qhi - c < 16)
@@ -456,7 +589,8 @@ void char16_search(__global const uchar *text, uint n,
     void name(__global const uchar *text, uint n,                               \
               __constant uchar16 *pats, __constant char16 *masks,               \
               __constant uint4 *pinfo, uint npat, uint block,                   \
-              __constant uint *keys, uint nk2, uint nk1, uint use_bitmap,       \
+              __constant uint *keys, uint nk2, uint nk1, uint filter,           \
+              __constant uint4 *nib,                                            \
               __global uint *out, uint cap, __global uint *count)               \
     {                                                                           \
         __local uint bm[BM_WORDS];                                              \
@@ -465,7 +599,7 @@ void char16_search(__global const uchar *text, uint n,
         __local uint ctr[NCTR];                                                 \
         __local Pats ps;                                                        \
         char16_search(text, n, pats, masks, pinfo, npat, block, keys, nk2, nk1, \
-                      use_bitmap, 0, fold, out, cap, count, count, bm, q, res,  \
+                      filter, nib, 0, fold, out, cap, count, count, bm, q, res, \
                       ctr, ctr, &ps);                                           \
     }
 
@@ -474,7 +608,8 @@ void char16_search(__global const uchar *text, uint n,
     void name(__global const uchar *text, uint n,                               \
               __constant uchar16 *pats, __constant char16 *masks,               \
               __constant uint4 *pinfo, uint npat, uint block,                   \
-              __constant uint *keys, uint nk2, uint nk1, uint use_bitmap,       \
+              __constant uint *keys, uint nk2, uint nk1, uint filter,           \
+              __constant uint4 *nib,                                            \
               __global uint *counts)                                            \
     {                                                                           \
         __local uint bm[BM_WORDS];                                              \
@@ -483,7 +618,7 @@ void char16_search(__global const uchar *text, uint n,
         __local uint lc[MAXPAT];                                                \
         __local Pats ps;                                                        \
         char16_search(text, n, pats, masks, pinfo, npat, block, keys, nk2, nk1, \
-                      use_bitmap, 1, fold, counts, 0, counts, counts, bm, q,    \
+                      filter, nib, 1, fold, counts, 0, counts, counts, bm, q,   \
                       ctr, ctr, lc, &ps);                                       \
     }
 

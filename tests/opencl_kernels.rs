@@ -1200,7 +1200,7 @@ fn char16_both_filters() {
         return;
     }
     let exe = std::env::current_exe().expect("test binary");
-    for mode in ["direct", "bitmap"] {
+    for mode in ["direct", "bitmap", "nibble", "nibble2"] {
         let out = std::process::Command::new(&exe)
             .args([
                 "char16_",

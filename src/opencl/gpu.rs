@@ -237,6 +237,10 @@ fn new_slot(
     })
 }
 
+/// What `Gpu::build_search` makes: the program, the match and count
+/// kernels, the work-group size, the pattern tables.
+type Built = (program::Built, Kernel, Option<Kernel>, usize, PatternArgs);
+
 impl Gpu {
     /// Context, queues, program (through the cache), kernels and pattern
     /// buffers for `kind` on `info`. `pats` are non-empty.
@@ -269,18 +273,24 @@ impl Gpu {
         // take the longer of the two. From the cache it is a few ms. Should
         // it fail here, `ensure_lines` builds it again and reports why.
         let line_wg = wg.max(64);
+        // NVIDIA's compiler takes inline PTX: the char16 kernel's nibble
+        // filter then uses its byte permute (`GSEARCH_CHAR16_PRMT=0` turns
+        // that off). Should such a build fail, the set is built again with
+        // the portable filters.
+        let prmt = info.platform.to_ascii_lowercase().contains("nvidia")
+            && std::env::var("GSEARCH_CHAR16_PRMT").map_or(true, |v| v != "0");
         let (searched, line_prog) = std::thread::scope(|s| {
             let lines = (!inject)
                 .then(|| s.spawn(|| LineProgram::build(&context, info, cfg.cache, line_wg).ok()));
-            let searched = Self::build_search(&context, info, kind, fold, cfg, inject, wg);
+            let mut searched = Self::build_search(&context, info, kind, pats, fold, cfg, wg, prmt);
+            if prmt && kind == KernelKind::Char16 && searched.is_err() && !inject {
+                searched = Self::build_search(&context, info, kind, pats, fold, cfg, wg, false);
+            }
             let line_prog = lines.and_then(|h| h.join().ok().flatten());
             (searched, line_prog)
         });
-        let (built, kernel, count_kernel, wg) = searched?;
-        crate::trace::mark("program built");
-        let args =
-            PatternArgs::new(&context, kind, pats, fold).map_err(cl("uploading the patterns"))?;
-        crate::trace::mark("pattern tables uploaded");
+        let (built, kernel, count_kernel, wg, args) = searched?;
+        crate::trace::mark("program built, pattern tables uploaded");
         let init = InitStats {
             context: t_ctx,
             build: t1.elapsed(),
@@ -308,22 +318,28 @@ impl Gpu {
         })
     }
 
-    /// The search program and its kernels, with the work-group size they
-    /// allow (at most `wg`).
+    /// The pattern tables, and the search program and its kernels with the
+    /// work-group size they allow (at most `wg`); `prmt` as for
+    /// `kernels::char16_filter`.
+    #[allow(clippy::too_many_arguments)]
     fn build_search(
         context: &Context,
         info: &DeviceInfo,
         kind: KernelKind,
+        pats: &[Vec<u8>],
         fold: bool,
         cfg: &GpuConfig<'_>,
-        inject: bool,
         mut wg: usize,
-    ) -> Result<(program::Built, Kernel, Option<Kernel>, usize), String> {
+        prmt: bool,
+    ) -> Result<Built, String> {
+        let inject = Fault::hits_any_batch(cfg.fault, FaultKind::Build);
+        let args = PatternArgs::new(context, kind, pats, fold, prmt)
+            .map_err(cl("uploading the patterns"))?;
         loop {
             // GSEARCH_KERNEL_OPTS: extra build options (kernel variants,
             // for tuning with the benchmark).
             let extra = std::env::var("GSEARCH_KERNEL_OPTS").unwrap_or_default();
-            let options = format!("-cl-std=CL1.2 -D WG={wg} {extra}");
+            let options = format!("-cl-std=CL1.2 -D WG={wg} {} {extra}", args.defines(prmt));
             let built = program::build(context, info, kind.source(), &options, cfg.cache, inject)?;
             let kernel = Kernel::create(&built.program, kind.function(fold))
                 .map_err(cl("creating the kernel"))?;
@@ -345,7 +361,7 @@ impl Gpu {
                         .unwrap_or(wg),
                 );
             if allowed >= wg || wg == 1 {
-                return Ok((built, kernel, count_kernel, wg));
+                return Ok((built, kernel, count_kernel, wg, args));
             }
             wg = prev_pow2(allowed);
         }

@@ -300,15 +300,123 @@ pub fn char16_pinfo(pats: &[Vec<u8>], anchors: &[Char16Anchor]) -> Vec<u32> {
 /// kernel uses its local pair bitmap (~constant cost per position).
 pub const CHAR16_DIRECT_BUDGET: u32 = 8;
 
-/// Whether the char16 kernel should filter with its pair bitmap (else with
-/// direct SWAR compares): by cost, or forced with
-/// `GSEARCH_CHAR16_FILTER=bitmap|direct` (tuning and benchmarks).
-pub fn char16_use_bitmap(nk2: u32, nk1: u32) -> bool {
-    match std::env::var("GSEARCH_CHAR16_FILTER").as_deref() {
-        Ok("bitmap") => true,
-        Ok("direct") => false,
-        _ => 2 * nk2 + nk1 > CHAR16_DIRECT_BUDGET,
+/// The char16 kernel's phase-1 filters (its `filter` argument): direct
+/// SWAR compares per key, the local pair bitmap, and the two Teddy-style
+/// nibble-table filters (`shuffle` on uchar16 with 8 buckets; 32-bit byte
+/// permutes with 3 buckets).
+pub const CHAR16_DIRECT: u32 = 0;
+pub const CHAR16_BITMAP: u32 = 1;
+pub const CHAR16_NIBBLE: u32 = 2;
+pub const CHAR16_NIBBLE2: u32 = 3;
+
+/// Up to this many phase-1 keys the char16 kernel uses `nibble2` where the
+/// device has a byte-permute instruction (H100, 4 patterns: 1,606 GB/s vs
+/// 1,137 direct; with 16 patterns its three buckets pass too much: 292 vs
+/// 699 GB/s for the bitmap).
+pub const CHAR16_NIBBLE2_MAX_KEYS: u32 = 4;
+
+/// The char16 kernel's phase-1 filter: `nibble2` for a few keys when
+/// `prmt` (the device runs NVIDIA's PTX `prmt`: see `CHAR16_PRMT_PTX` in
+/// the kernel), else direct compares up to `CHAR16_DIRECT_BUDGET`, else the
+/// bitmap; or forced with `GSEARCH_CHAR16_FILTER=direct|bitmap|nibble|
+/// nibble2` (tuning, benchmarks and tests). The `shuffle` version
+/// (`nibble`) is never chosen: 173 GB/s on the H100.
+pub fn char16_filter(nk2: u32, nk1: u32, prmt: bool) -> u32 {
+    match char16_forced_filter() {
+        Some(f) => f,
+        None if prmt && nk2 + nk1 <= CHAR16_NIBBLE2_MAX_KEYS => CHAR16_NIBBLE2,
+        None if 2 * nk2 + nk1 > CHAR16_DIRECT_BUDGET => CHAR16_BITMAP,
+        None => CHAR16_DIRECT,
     }
+}
+
+/// The filter forced with `GSEARCH_CHAR16_FILTER`, if any.
+fn char16_forced_filter() -> Option<u32> {
+    match std::env::var("GSEARCH_CHAR16_FILTER").as_deref() {
+        Ok("bitmap") => Some(CHAR16_BITMAP),
+        Ok("direct") => Some(CHAR16_DIRECT),
+        Ok("nibble") => Some(CHAR16_NIBBLE),
+        Ok("nibble2") => Some(CHAR16_NIBBLE2),
+        _ => None,
+    }
+}
+
+/// The nibble sets of a phase-1 key, one 16-bit set per role: low and high
+/// nibble of anchor byte 0, then of anchor byte 1 (every nibble for a byte
+/// key: its second byte is free).
+fn nibble_roles(key: u32, pair: bool) -> [u16; 4] {
+    let (b0, b1) = (key & 0xFF, (key >> 8) & 0xFF);
+    let one = |n: u32| 1u16 << n;
+    if pair {
+        [one(b0 & 15), one(b0 >> 4), one(b1 & 15), one(b1 >> 4)]
+    } else {
+        [one(b0 & 15), one(b0 >> 4), 0xFFFF, 0xFFFF]
+    }
+}
+
+/// Puts the keys into at most `nb` buckets (per bucket, the union of its
+/// keys' nibble sets): one bucket per key while there are buckets left,
+/// then each key where it adds the fewest nibbles (keys sharing anchor
+/// bytes end up together).
+pub fn char16_buckets(keys: &[u32], nk2: u32, nb: usize) -> Vec<[u16; 4]> {
+    let mut b: Vec<[u16; 4]> = Vec::with_capacity(nb);
+    for (i, &k) in keys.iter().enumerate() {
+        let r = nibble_roles(k, i < nk2 as usize);
+        if b.len() < nb {
+            b.push(r);
+            continue;
+        }
+        let added = |s: &[u16; 4]| -> u32 {
+            (0..4)
+                .map(|j| (s[j] | r[j]).count_ones() - s[j].count_ones())
+                .sum()
+        };
+        let best = (0..b.len()).min_by_key(|&j| added(&b[j])).unwrap_or(0);
+        for j in 0..4 {
+            b[best][j] |= r[j];
+        }
+    }
+    b
+}
+
+/// The char16 kernel's `nib` buffer (20 words, little-endian bytes):
+/// words 0..16 the `nibble` tables LO0, HI0, LO1, HI1 (16 bytes each; byte
+/// v = the bits of the 8 buckets having nibble v in that role); words
+/// 16..20 the `nibble2` tables: 8 entries for anchor byte 0, then 8 for
+/// anchor byte 1 (entry v: bits 0-2 the 3 buckets with low nibble v, bits
+/// 4-6 those with high nibble v, bits 3 and 7 when nibble v + 8 is in any
+/// bucket in either role).
+pub fn char16_nibble_tables(keys: &[u32], nk2: u32) -> Vec<u32> {
+    let mut bytes = [0u8; 80];
+    for (bit, set) in char16_buckets(keys, nk2, 8).iter().enumerate() {
+        for (role, s) in set.iter().enumerate() {
+            for v in 0..16 {
+                if s >> v & 1 == 1 {
+                    bytes[16 * role + v] |= 1 << bit;
+                }
+            }
+        }
+    }
+    let b3 = char16_buckets(keys, nk2, 3);
+    for j in 0..2 {
+        let any_hi: u16 = b3.iter().fold(0, |a, s| a | s[2 * j] | s[2 * j + 1]) >> 8;
+        for v in 0..8 {
+            let mut e = if any_hi >> v & 1 == 1 { 0x88u8 } else { 0 };
+            for (bit, s) in b3.iter().enumerate() {
+                if s[2 * j] >> v & 1 == 1 {
+                    e |= 1 << bit;
+                }
+                if s[2 * j + 1] >> v & 1 == 1 {
+                    e |= 0x10 << bit;
+                }
+            }
+            bytes[64 + 8 * j + v] = e;
+        }
+    }
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 /// Launch geometry shared by the kernels.
@@ -346,7 +454,8 @@ pub enum PatternArgs {
         keys: Buffer<u32>,
         nk2: u32,
         nk1: u32,
-        bitmap: u32,
+        filter: u32,
+        nib: Buffer<u32>,
     },
     Many(Box<super::many::ManyArgs>),
 }
@@ -365,13 +474,33 @@ fn ro_buffer<T: Copy>(ctx: &Context, data: &[T]) -> Result<Buffer<T>, ClError> {
 }
 
 impl PatternArgs {
+    /// Build options beyond `-D WG` (char16: only the phase-1 filter this
+    /// set uses is compiled in, since the code of a filter costs registers
+    /// even where a launch does not take it: on the H100 all four compiled
+    /// in halved the direct filter's rate, 1,134 -> 583 GB/s; and `nibble2`
+    /// uses PTX's `prmt` when `prmt`).
+    pub fn defines(&self, prmt: bool) -> String {
+        match self {
+            PatternArgs::Char16 { filter, .. } => {
+                let ptx = if *filter == CHAR16_NIBBLE2 && prmt {
+                    " -D CHAR16_PRMT_PTX"
+                } else {
+                    ""
+                };
+                format!("-D CHAR16_FILTERS={}{ptx}", 1u32 << filter)
+            }
+            _ => String::new(),
+        }
+    }
+
     /// Uploads the patterns (non-empty, already lower-cased when folding)
-    /// for `kind`.
+    /// for `kind`; `prmt` as for [`char16_filter`].
     pub fn new(
         ctx: &Context,
         kind: KernelKind,
         pats: &[Vec<u8>],
         fold: bool,
+        prmt: bool,
     ) -> Result<PatternArgs, ClError> {
         Ok(match kind {
             KernelKind::Naive => {
@@ -399,10 +528,11 @@ impl PatternArgs {
                     masks: ro_buffer(ctx, &m)?,
                     pinfo: ro_buffer(ctx, &char16_pinfo(pats, &anchors))?,
                     npat: pats.len() as u32,
+                    nib: ro_buffer(ctx, &char16_nibble_tables(&keys, nk2))?,
                     keys: ro_buffer(ctx, &keys)?,
                     nk2,
                     nk1,
-                    bitmap: u32::from(char16_use_bitmap(nk2, nk1)),
+                    filter: char16_filter(nk2, nk1, prmt),
                 }
             }
             KernelKind::Many => PatternArgs::Many(Box::new(super::many::ManyArgs::new(ctx, pats)?)),
@@ -433,7 +563,7 @@ fn enqueue_1d(
     unsafe { q.enqueue_nd_range_kernel(k.get(), 1, ptr::null(), g.as_ptr(), l.as_ptr(), wait) }
 }
 
-/// Arguments 0..=10 of the char16 kernels (match and count mode alike).
+/// Arguments 0..=11 of the char16 kernels (match and count mode alike).
 ///
 /// # Safety
 /// `kernel` must be one of `multi_char16.cl`'s kernels.
@@ -452,7 +582,8 @@ unsafe fn char16_common_args(
         keys,
         nk2,
         nk1,
-        bitmap,
+        filter,
+        nib,
     } = args
     else {
         return Err(ClError(opencl3::error_codes::CL_INVALID_KERNEL));
@@ -470,7 +601,8 @@ unsafe fn char16_common_args(
         arg(kernel, 7, &keys.get())?;
         arg(kernel, 8, nk2)?;
         arg(kernel, 9, nk1)?;
-        arg(kernel, 10, bitmap)?;
+        arg(kernel, 10, filter)?;
+        arg(kernel, 11, &nib.get())?;
     }
     Ok(())
 }
@@ -539,9 +671,9 @@ pub fn launch_match(
             }
             PatternArgs::Char16 { .. } => {
                 char16_common_args(kernel, args, geo, &t, n)?;
-                arg(kernel, 11, &out)?;
-                arg(kernel, 12, &o.cap)?;
-                arg(kernel, 13, &count)?;
+                arg(kernel, 12, &out)?;
+                arg(kernel, 13, &o.cap)?;
+                arg(kernel, 14, &count)?;
                 let global = (n as usize).div_ceil(geo.block()) * geo.wg;
                 enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
             }
@@ -574,7 +706,7 @@ pub fn launch_count(
     // SAFETY: argument layout of multi_char16_count (see multi_char16.cl).
     unsafe {
         char16_common_args(kernel, args, geo, &text.get(), n)?;
-        arg(kernel, 11, &counts.get())?;
+        arg(kernel, 12, &counts.get())?;
     }
     let global = (n as usize).div_ceil(geo.block()) * geo.wg;
     enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
@@ -662,7 +794,105 @@ mod tests {
         want.sort_unstable();
         want.dedup();
         assert_eq!(&keys[..nk2 as usize], &want[..]);
-        assert!(!char16_use_bitmap(4, 0) || std::env::var("GSEARCH_CHAR16_FILTER").is_ok());
+        assert!(
+            char16_filter(4, 0, false) == CHAR16_DIRECT
+                || std::env::var("GSEARCH_CHAR16_FILTER").is_ok()
+        );
+        assert!(
+            char16_filter(4, 0, true) == CHAR16_NIBBLE2
+                || std::env::var("GSEARCH_CHAR16_FILTER").is_ok()
+        );
+        assert!(
+            char16_filter(5, 0, true) == CHAR16_BITMAP
+                || std::env::var("GSEARCH_CHAR16_FILTER").is_ok()
+        );
+    }
+
+    /// The nibble filters as the kernel evaluates them, for the text pair
+    /// (t0, t1): `nibble` (uchar16 shuffle) and `nibble2` (byte permute,
+    /// sign-replicated entries for nibbles >= 8).
+    fn nibble_pass(tab: &[u32], t0: u32, t1: u32) -> (bool, bool) {
+        let byte = |i: usize| (tab[i / 4] >> (8 * (i % 4))) & 0xFF;
+        let m2 = byte(t0 as usize & 15)
+            & byte(16 + (t0 as usize >> 4))
+            & byte(32 + (t1 as usize & 15))
+            & byte(48 + (t1 as usize >> 4));
+        let entry = |j: usize, v: u32| {
+            let e = byte(64 + 8 * j + (v as usize & 7));
+            if v < 8 {
+                e
+            } else if e & 0x80 != 0 {
+                0xFF
+            } else {
+                0
+            }
+        };
+        let m3 = entry(0, t0 & 15)
+            & (entry(0, t0 >> 4) >> 4)
+            & entry(1, t1 & 15)
+            & (entry(1, t1 >> 4) >> 4)
+            & 7;
+        (m2 != 0, m3 != 0)
+    }
+
+    #[test]
+    fn char16_nibble_tables_admit_every_key() {
+        let sets: [&[&[u8]]; 4] = [
+            &[b"needle", b"kernel", b"error:", b"0x1f"],
+            &[
+                b"needle",
+                b"kernel",
+                b"error:",
+                b"0x1f",
+                b"struct",
+                b"memory",
+                b"device",
+                b"warning:",
+                b"request_id",
+                b"Vec<u8>",
+                b"println!",
+                b"search",
+                b"offset",
+                b"buffer",
+                b"2026-11",
+                b"zzz",
+            ],
+            &[b"a", b"\xff\x80", b"\x88\x08", b"zq"],
+            &[
+                b"\x00",
+                b"\xff",
+                b"\x7f\x80",
+                b"\x80\x7f",
+                b"ab",
+                b"cd",
+                b"ef",
+                b"gh",
+                b"ij",
+            ],
+        ];
+        for set in sets {
+            let p: Vec<Vec<u8>> = set.iter().map(|s| s.to_vec()).collect();
+            let a = char16_anchors(&p, false);
+            let (keys, nk2, nk1) = char16_keys(&p, &a);
+            let tab = char16_nibble_tables(&keys, nk2);
+            assert_eq!(tab.len(), 20);
+            let (mut pass2, mut pass3) = (0, 0);
+            for t0 in 0..256u32 {
+                for t1 in 0..256u32 {
+                    let want = keys[..nk2 as usize].contains(&(t0 | t1 << 8))
+                        || keys[nk2 as usize..].contains(&t0);
+                    let (n2, n3) = nibble_pass(&tab, t0, t1);
+                    assert!(!want || (n2 && n3), "{set:?}: pair {t0:#x} {t1:#x}");
+                    pass2 += u32::from(n2);
+                    pass3 += u32::from(n3);
+                }
+            }
+            // at most 8 keys: one bucket each, so `nibble` is exact
+            if nk2 + nk1 <= 8 {
+                assert!(pass2 <= nk2 + 256 * nk1, "{set:?}: {pass2}");
+            }
+            assert!(pass3 < 65536 / 4, "{set:?}: {pass3}");
+        }
     }
 
     #[test]
