@@ -1192,8 +1192,11 @@ proptest! {
 }
 
 /// Runs the char16 tests again in child processes with the phase-1 filter
-/// forced each way (`GSEARCH_CHAR16_FILTER`), so both paths are covered
-/// whatever the default choice for each set.
+/// forced each way (`GSEARCH_CHAR16_FILTER`), so every filter is covered
+/// whatever the default choice for each set. One test thread: on the GPU
+/// machine, PoCL 5 (loaded beside NVIDIA's driver) aborts in its program
+/// cache (`pocl_release_dlhandle_cache`) when the child runs tests on two
+/// threads.
 #[test]
 fn char16_both_filters() {
     if std::env::var_os("GSEARCH_CHAR16_FILTER").is_some() || !have_device() {
@@ -1207,7 +1210,7 @@ fn char16_both_filters() {
                 "--skip",
                 "char16_both_filters",
                 "--test-threads",
-                "2",
+                "1",
             ])
             .env("GSEARCH_CHAR16_FILTER", mode)
             .output()
