@@ -507,9 +507,14 @@ void char16_search(__global const uchar *text, uint n,
          * and the buffer is aligned) */
         if (c < qhi) {
             const uint4 raw = *(__global const uint4 *)(text + c);
-            const uint4 w = (uint4)(fold_if(raw.x, fold), fold_if(raw.y, fold),
-                                    fold_if(raw.z, fold), fold_if(raw.w, fold));
-            const uint w4 = fold_if(*(__global const uint *)(text + c + 16), fold);
+            /* The nibble tables admit both cases of a letter (host:
+             * nibble_roles), so those filters read the text unfolded. */
+            const int fold1 =
+                fold && !((HAS_FILTER(F_NIBBLE) && filter == F_NIBBLE) ||
+                          (HAS_FILTER(F_NIBBLE2) && filter == F_NIBBLE2));
+            const uint4 w = (uint4)(fold_if(raw.x, fold1), fold_if(raw.y, fold1),
+                                    fold_if(raw.z, fold1), fold_if(raw.w, fold1));
+            const uint w4 = fold_if(*(__global const uint *)(text + c + 16), fold1);
             uint h = 0xFFFFu;
             if (HAS_FILTER(F_NIBBLE) && filter == F_NIBBLE)
                 h = filter_nibble(w, w4, lo0, hi0, lo1, hi1);
