@@ -215,3 +215,29 @@ fn opencl_early_stopping_reads_little_of_a_big_file() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(streamed < size / 4, "{streamed} of {size} bytes streamed");
 }
+
+/// `GSEARCH_CHAR16_PRMT=1` builds char16's nibble filter with NVIDIA's
+/// inline PTX on any device: where the compiler rejects it (PoCL, Intel)
+/// the set is built again with the portable filters, so the answers are
+/// the CPU engine's either way.
+#[test]
+fn opencl_char16_ptx_build_falls_back() {
+    if !common::have_device() {
+        return;
+    }
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let dev = [
+        ("GSEARCH_ENGINE", "opencl"),
+        ("GSEARCH_CHAR16_PRMT", "1"),
+        ("GSEARCH_BATCH_BYTES", "65536"),
+    ];
+    let cpu = [("GSEARCH_ENGINE", "cpu")];
+    for args in [
+        &["-c", "-e", "needle", "-e", "gamma", "-e", "x"][..],
+        &["-o", "-b", "-i", "-e", "needle", "-e", "beta"],
+        &["-n", "-F", "-e", "very end", "-e", "alpha "],
+    ] {
+        assert_eq!(run(args, path, &dev), run(args, path, &cpu), "{args:?}");
+    }
+}

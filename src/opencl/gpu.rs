@@ -275,10 +275,14 @@ impl Gpu {
         let line_wg = wg.max(64);
         // NVIDIA's compiler takes inline PTX: the char16 kernel's nibble
         // filter then uses its byte permute (`GSEARCH_CHAR16_PRMT=0` turns
-        // that off). Should such a build fail, the set is built again with
+        // that off, `=1` tries it on any device: tests use it to see the
+        // fallback). Should such a build fail, the set is built again with
         // the portable filters.
-        let prmt = info.platform.to_ascii_lowercase().contains("nvidia")
-            && std::env::var("GSEARCH_CHAR16_PRMT").map_or(true, |v| v != "0");
+        let prmt = match std::env::var("GSEARCH_CHAR16_PRMT").as_deref() {
+            Ok("0") => false,
+            Ok("1") => true,
+            _ => info.platform.to_ascii_lowercase().contains("nvidia"),
+        };
         let (searched, line_prog) = std::thread::scope(|s| {
             let lines = (!inject)
                 .then(|| s.spawn(|| LineProgram::build(&context, info, cfg.cache, line_wg).ok()));
