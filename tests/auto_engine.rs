@@ -56,6 +56,19 @@ fn run(args: &[&str], path: &str, env: &[(&str, &str)]) -> (Vec<u8>, i32) {
     (o.stdout, o.status.code().unwrap_or(-1))
 }
 
+/// Each of `cases` prints the same and exits the same under `env` as on
+/// the CPU engine.
+fn same_as_cpu(cases: &[&[&str]], path: &str, env: &[(&str, &str)]) {
+    let cpu = [("GSEARCH_ENGINE", "cpu")];
+    for args in cases {
+        assert_eq!(
+            run(args, path, env),
+            run(args, path, &cpu),
+            "{args:?} {env:?}"
+        );
+    }
+}
+
 #[test]
 fn auto_hybrid_equals_cpu() {
     check(&[]);
@@ -91,10 +104,7 @@ fn auto_does_not_wait_for_a_slow_device() {
     let f = corpus();
     let path = f.path().to_str().unwrap();
     let auto = auto_env(&[("GSEARCH_FAULT", "slowstart")]);
-    let cpu = [("GSEARCH_ENGINE", "cpu")];
-    for args in [&["-c", "needle"][..], &["-n", "zzz_absent"]] {
-        assert_eq!(run(args, path, &auto), run(args, path, &cpu), "{args:?}");
-    }
+    same_as_cpu(&[&["-c", "needle"], &["-n", "zzz_absent"]], path, &auto);
     let (out, code) = run(&["--stats", "-c", "needle"], path, &auto);
     assert_eq!(code, 0);
     let text = String::from_utf8_lossy(&out);
@@ -130,23 +140,16 @@ fn auto_keeps_early_stopping_searches_on_the_cpu() {
 fn check(extra: &[(&str, &str)]) {
     let f = corpus();
     let path = f.path().to_str().unwrap();
-    let auto = auto_env(extra);
-    let cpu = [("GSEARCH_ENGINE", "cpu")];
-    for args in [
-        &["-n", "needle"][..],
+    let cases: [&[&str]; 7] = [
+        &["-n", "needle"],
         &["-c", "-i", "needle"],
         &["-o", "-b", "-w", "needle"],
         &["-C1", "NEEDLE"],
         &["--count-matches", "-e", "alpha", "-e", "gamma"],
         &["-v", "-c", "needle"],
         &["-n", "zzz_absent"],
-    ] {
-        assert_eq!(
-            run(args, path, &auto),
-            run(args, path, &cpu),
-            "{args:?} {extra:?}"
-        );
-    }
+    ];
+    same_as_cpu(&cases, path, &auto_env(extra));
 }
 
 /// `-c` on a file read in chunks is counted while the chunks stream by:
@@ -165,17 +168,15 @@ fn opencl_streamed_count_of_long_lines() {
         ("GSEARCH_ENGINE", "opencl"),
         ("GSEARCH_BATCH_BYTES", "4096"),
     ];
-    let cpu = [("GSEARCH_ENGINE", "cpu")];
     if !common::have_device() {
         return;
     }
-    for args in [
-        &["-c", "needle"][..],
+    let cases: [&[&str]; 3] = [
+        &["-c", "needle"],
         &["-c", "-i", "NEEDLE"],
         &["-n", "needle"],
-    ] {
-        assert_eq!(run(args, path, &dev), run(args, path, &cpu), "{args:?}");
-    }
+    ];
+    same_as_cpu(&cases, path, &dev);
 }
 
 /// `--engine opencl` with `-l`, `--files-without-match` or `-q` stops
@@ -194,17 +195,15 @@ fn opencl_early_stopping_reads_little_of_a_big_file() {
         ("GSEARCH_ENGINE", "opencl"),
         ("GSEARCH_BATCH_BYTES", "8192"),
     ];
-    let cpu = [("GSEARCH_ENGINE", "cpu")];
-    for args in [
-        &["-l", "needle"][..],
+    let cases: [&[&str]; 6] = [
+        &["-l", "needle"],
         &["--files-without-match", "needle"],
         &["-q", "needle"],
         &["-l", "zzz_absent"],
         &["--files-without-match", "zzz_absent"],
         &["-l", "-F", "-e", "very end", "-e", "zzz"],
-    ] {
-        assert_eq!(run(args, path, &dev), run(args, path, &cpu), "{args:?}");
-    }
+    ];
+    same_as_cpu(&cases, path, &dev);
     let (out, _) = run(&["--stats", "-l", "needle"], path, &dev);
     let text = String::from_utf8_lossy(&out);
     let streamed: u64 = text
@@ -232,12 +231,10 @@ fn opencl_char16_ptx_build_falls_back() {
         ("GSEARCH_CHAR16_PRMT", "1"),
         ("GSEARCH_BATCH_BYTES", "65536"),
     ];
-    let cpu = [("GSEARCH_ENGINE", "cpu")];
-    for args in [
-        &["-c", "-e", "needle", "-e", "gamma", "-e", "x"][..],
+    let cases: [&[&str]; 3] = [
+        &["-c", "-e", "needle", "-e", "gamma", "-e", "x"],
         &["-o", "-b", "-i", "-e", "needle", "-e", "beta"],
         &["-n", "-F", "-e", "very end", "-e", "alpha "],
-    ] {
-        assert_eq!(run(args, path, &dev), run(args, path, &cpu), "{args:?}");
-    }
+    ];
+    same_as_cpu(&cases, path, &dev);
 }
