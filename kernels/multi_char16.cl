@@ -17,7 +17,9 @@
  *
  *   phase 1  each work-item loads ONE aligned 16-byte block of text
  *            straight from global memory (its 16 anchor positions) plus the
- *            word after it, folds them for the _fold kernels, and tests the
+ *            word after it, folds them for the _fold kernels (not for the
+ *            nibble filters, whose tables admit both cases of a letter:
+ *            host nibble_roles), and tests the
  *            16 two-byte pairs against the KEYS: the distinct anchor pairs,
  *            then the distinct anchor bytes (a pair whose first byte is a
  *            byte key is left out: that key admits it). Four ways, chosen by
