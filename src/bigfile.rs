@@ -12,7 +12,7 @@ use std::io;
 use grep_searcher::Searcher;
 use termcolor::WriteColor;
 
-use crate::config::{Config, OutputMode};
+use crate::config::Config;
 use crate::guard::GuardedMap;
 use crate::offsets::OffsetMatcher;
 use crate::plan::Plan;
@@ -33,12 +33,7 @@ pub fn search<W: WriteColor>(
     hay: &Haystack,
 ) -> Option<io::Result<SearchResult>> {
     let threads = crate::cores();
-    let first_match_is_enough = cfg.quiet
-        || cfg.max_count.is_some()
-        || matches!(
-            cfg.mode,
-            OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
-        );
+    let first_match_is_enough = cfg.quiet || cfg.max_count.is_some() || cfg.lists_files();
     if hay.stdin || threads < 2 || first_match_is_enough {
         return None;
     }

@@ -7,7 +7,7 @@
 use anyhow::bail;
 
 use crate::cli::EngineArg;
-use crate::config::{Config, OutputMode};
+use crate::config::Config;
 use crate::engine::LiteralSet;
 use crate::offload::explicit_bytes;
 use crate::opencl::{DeviceSelector, OpenClEngine};
@@ -58,12 +58,7 @@ pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Opt
 /// stops reading there, as ripgrep does, while the device pipeline reads
 /// whole files ahead of the answers. Light work, so `auto` keeps to the CPU.
 fn stops_early(cfg: &Config) -> bool {
-    cfg.quit_after_match
-        || cfg.max_count.is_some()
-        || matches!(
-            cfg.mode,
-            OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
-        )
+    cfg.quit_after_match || cfg.max_count.is_some() || cfg.lists_files()
 }
 
 fn selector(cfg: &Config, default: DeviceSelector) -> DeviceSelector {

@@ -238,6 +238,15 @@ impl Config {
         self.case == CaseMode::Insensitive
     }
 
+    /// `-l` or `--files-without-match`: a file's answer is whether it
+    /// matches at all, so its first matching line settles it.
+    pub fn lists_files(&self) -> bool {
+        matches!(
+            self.mode,
+            OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
+        )
+    }
+
     /// Whether ripgrep would report a match at all (`-m 0` never does).
     pub fn matches_possible(&self) -> bool {
         self.max_count != Some(0)

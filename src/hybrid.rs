@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use grep_matcher::Matcher;
 
-use crate::config::{Config, OutputMode};
+use crate::config::Config;
 use crate::engine::{LiteralSet, MatchSet};
 use crate::offsets::OffsetMatcher;
 use crate::opencl::{BatchSource, DeviceSelector, OpenClEngine};
@@ -52,10 +52,7 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         // `--verify` checks the device's answers file by file (offload.rs).
         && !cfg.verify
         && cfg.max_count.is_none()
-        && !matches!(
-            cfg.mode,
-            OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
-        )
+        && !cfg.lists_files()
         && crate::run::uses_mmap(cfg)
         && size >= crate::choose::auto_min_bytes()
 }

@@ -594,11 +594,7 @@ impl<'a> Finisher<'a> {
     /// A search that ends a file at its first matching line needs no more
     /// of a big file once a chunk matched (see [`Source::cut`]).
     fn cut_if_answered(&self, c: Chunk) {
-        let early = self.cfg.quiet
-            || matches!(
-                self.cfg.mode,
-                OutputMode::FilesWithMatches | OutputMode::FilesWithoutMatch
-            );
+        let early = self.cfg.quiet || self.cfg.lists_files();
         if early && self.big.lines > 0 && !c.last {
             self.cut.store(c.file_no, Ordering::Release);
         }
