@@ -95,9 +95,16 @@ struct Source {
 }
 
 impl Source {
-    fn next_no(&mut self) -> u64 {
+    /// Starts reading `hay` in chunks: its first chunk.
+    fn open_big(&mut self, hay: Haystack, file: File, buf: &mut [u8]) -> (usize, Vec<Piece>) {
+        self.big = Some(OpenBig {
+            hay,
+            file,
+            no: self.opened,
+            next: 0,
+        });
         self.opened += 1;
-        self.opened - 1
+        self.fill_chunk(buf)
     }
 
     fn next_hay(&mut self) -> Option<Haystack> {
@@ -194,13 +201,7 @@ impl BatchSource for Source {
                     return Some(cpu_piece(hay));
                 }
                 if size >= buf.len() {
-                    self.big = Some(OpenBig {
-                        hay,
-                        file,
-                        no: self.next_no(),
-                        next: 0,
-                    });
-                    return Some(self.fill_chunk(buf));
+                    return Some(self.open_big(hay, file, buf));
                 }
             }
             if start > 0 {
@@ -214,13 +215,7 @@ impl BatchSource for Source {
                     return Some(cpu_piece(hay));
                 }
                 if pieces.is_empty() {
-                    self.big = Some(OpenBig {
-                        hay,
-                        file,
-                        no: self.next_no(),
-                        next: 0,
-                    });
-                    return Some(self.fill_chunk(buf));
+                    return Some(self.open_big(hay, file, buf));
                 }
                 self.pending = Some(hay);
                 break;

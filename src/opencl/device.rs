@@ -227,7 +227,8 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
     let platforms = get_platforms().map_err(|_| DiscoveryError::NoDevice)?;
     crate::trace::mark("OpenCL platforms listed");
     // (Listing the platforms starts every driver: that is where the time
-    // goes, 130-260 ms on the H100 machine; their devices take ~10 ms more.)
+    // goes, 30-300 ms on the H100 machine, ~30 ms when another process has
+    // the GPU open; their devices take ~10 ms more.)
     let mut out: Vec<DeviceInfo> = platforms.iter().flat_map(platform_devices).collect();
     for (i, d) in out.iter_mut().enumerate() {
         d.index = i;

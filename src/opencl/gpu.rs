@@ -414,9 +414,7 @@ impl Gpu {
 
     /// Unmaps and frees every slot (waits for the queues first).
     fn release_slots(&mut self) {
-        let _ = self.write_q.finish();
-        let _ = self.exec_q.finish();
-        let _ = self.read_q.finish();
+        self.quiesce();
         for s in self.slots.drain(..) {
             // SAFETY: `host` is the pointer this buffer's mapping returned;
             // nothing uses it after this (the slot is being dropped).
