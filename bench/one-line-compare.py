@@ -1,13 +1,15 @@
-import subprocess, time, statistics, sys, os
+#!/usr/bin/env python3
+"""A one-line file (start-up cost): rg and gsearch (binaries in .carry/) interleaved
+(bench/interleave.py), 5 warm-up runs each, RUNS (default 55) timed runs.
+Usage: bench/one-line-compare.py"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from interleave import compare  # noqa: E402
+
 one = "/tmp/one-line.txt"
-open(one, "w").write("hello one world\n")
-tools = {"rg": [".carry/rg", "one", one], "gsearch": [".carry/gsearch", "one", one]}
-times = {k: [] for k in tools}
-for i in range(60):
-    for k, argv in tools.items():
-        t = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.PIPE, check=True)
-        times[k].append(time.perf_counter() - t)
-for k, v in times.items():
-    v = v[5:]
-    print(f"{k}: median {statistics.median(v)*1e3:.2f} ms, mean {statistics.mean(v)*1e3:.2f} ms, min {min(v)*1e3:.2f} ms")
+with open(one, "w") as f:
+    f.write("hello one world\n")
+compare([["one", one]], runs=int(os.environ.get("RUNS", "55")), warmup=5)
