@@ -15,7 +15,7 @@ use super::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
 enum Strategy {
     One(Box<memmem::Finder<'static>>),
     Many(AhoCorasick),
-    Hashed(HashedLiterals),
+    Hashed(Box<HashedLiterals>),
     Empty,
 }
 
@@ -49,7 +49,7 @@ impl CpuLiteralEngine {
         if set.patterns.len() >= crate::plan::HASHED_MIN_PATTERNS {
             if let Some(h) = HashedLiterals::new(set) {
                 return Ok(CpuLiteralEngine {
-                    strategy: Strategy::Hashed(h),
+                    strategy: Strategy::Hashed(Box::new(h)),
                 });
             }
         }
