@@ -12,8 +12,9 @@ use opencl3::platform::{Platform, get_platforms};
 /// How to choose a device.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeviceSelector {
-    /// A GPU (first in listing order), else an accelerator; never a
-    /// CPU-type device (PoCL, Intel CPU runtime). What `auto` uses.
+    /// A GPU (first in listing order, PoCL's platform last), else an
+    /// accelerator; never a CPU-type device (PoCL, Intel CPU runtime).
+    /// What `auto` uses.
     Auto,
     /// What an explicit `--engine opencl` uses: Auto's choice, else the first
     /// device of any type (so CPU runtimes serve when there is no GPU).
@@ -220,6 +221,15 @@ fn platform_devices(p: &Platform) -> Vec<DeviceInfo> {
 
 /// Every device of every platform, in listing order.
 pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
+    devices(false)
+}
+
+/// With `first_gpu`, a GPU found without asking PoCL for its devices,
+/// when some other platform has one (a one-element list); otherwise, or
+/// when none has, [`list_devices`]'s answer. PoCL starts its CPU device
+/// when asked for devices: 10-60 ms on the H100 machine, at the start of
+/// every run that has the GPU to search with.
+fn devices(first_gpu: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
     if !runtime_available() {
         return Err(DiscoveryError::NoRuntime);
     }
@@ -229,6 +239,23 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
     // (Listing the platforms starts every driver: that is where the time
     // goes, 30-300 ms on the H100 machine, ~30 ms when another process has
     // the GPU open; their devices take ~10 ms more.)
+    if first_gpu {
+        let is_pocl = |p: &Platform| p.vendor().is_ok_and(|v| v.contains("pocl"));
+        let mut index = 0;
+        for p in &platforms {
+            if is_pocl(p) {
+                continue;
+            }
+            let devs = platform_devices(p);
+            if let Some(mut d) = devs.iter().find(|d| d.is_gpu()).cloned() {
+                // Counting the platforms asked (PoCL's devices, if listed
+                // before, would shift `--list-devices`' numbers).
+                d.index += index;
+                return Ok(vec![d]);
+            }
+            index += devs.len();
+        }
+    }
     let mut out: Vec<DeviceInfo> = platforms.iter().flat_map(platform_devices).collect();
     for (i, d) in out.iter_mut().enumerate() {
         d.index = i;
@@ -271,7 +298,8 @@ pub fn pick(devs: &[DeviceInfo], sel: &DeviceSelector) -> Option<usize> {
 
 /// Lists the devices and picks one.
 pub fn select(sel: &DeviceSelector) -> Result<DeviceInfo, DiscoveryError> {
-    let devs = list_devices()?;
+    // Auto and Explicit take the first GPU; PoCL's is looked at last.
+    let devs = devices(matches!(sel, DeviceSelector::Auto | DeviceSelector::Explicit))?;
     match pick(&devs, sel) {
         Some(i) => Ok(devs[i].clone()),
         None => Err(DiscoveryError::NoMatch(match sel {
