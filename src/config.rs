@@ -50,7 +50,7 @@ pub enum Boundary {
 }
 
 /// Everything the search needs, decided once.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Config {
     pub patterns: Vec<String>,
     pub fixed_strings: bool,
@@ -78,6 +78,9 @@ pub struct Config {
     pub stats: bool,
     pub sort_path: bool,
     pub threads: usize,
+    /// `threads` is ripgrep's default (no `-j`, several files), which a
+    /// CPU-bound matcher may widen to every core (`run::search_cpu`).
+    pub threads_default: bool,
     pub binary: BinaryMode,
     /// Files are searched through memory maps (decided once, as ripgrep
     /// decides: `--mmap`, or at most 10 paths that are all files).
@@ -157,6 +160,7 @@ impl Config {
             _ => termcolor::ColorChoice::Never,
         };
         let sort_path = cli.sort == Some(SortArg::Path);
+        let threads_default = !(sort_path || is_one_file) && cli.threads.is_none_or(|n| n == 0);
         let threads = if sort_path || is_one_file {
             1
         } else {
@@ -211,6 +215,7 @@ impl Config {
             stats: cli.stats,
             sort_path,
             threads,
+            threads_default,
             binary,
             use_mmap,
             paths,

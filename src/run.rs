@@ -16,7 +16,7 @@ use termcolor::WriteColor;
 
 use crate::config::{BinaryMode, Config, OutputMode};
 use crate::err_message;
-use crate::plan::Plan;
+use crate::plan::{Plan, Shape};
 use crate::printer::{Input, Printer, SearchResult};
 use crate::walk::{self, Haystack};
 
@@ -117,9 +117,31 @@ pub fn stdout(cfg: &Config) -> grep_cli::StandardStream {
 pub fn search_cpu(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
     if cfg.threads == 1 {
         search_sequential(cfg, plan)
+    } else if let Some(n) = widened_threads(cfg, plan) {
+        search_parallel(
+            &Config {
+                threads: n,
+                ..cfg.clone()
+            },
+            plan,
+        )
     } else {
         search_parallel(cfg, plan)
     }
+}
+
+/// Every core, in place of ripgrep's default of at most 12 threads, when
+/// the matcher rather than reading bounds the search: a large literal set
+/// (the hashed finder) or a regex without a literal. On the H100 machine's
+/// 16 cores, the site-packages tree with 1,000 words took 240 ms on 12
+/// threads and 195 ms on 16; with one literal, 106 and 103 ms.
+fn widened_threads(cfg: &Config, plan: &Plan) -> Option<usize> {
+    widened_to(cfg, plan, crate::cores())
+}
+
+fn widened_to(cfg: &Config, plan: &Plan, cores: usize) -> Option<usize> {
+    let heavy = plan.hashed.is_some() || plan.shape == Shape::Regex;
+    (cfg.threads_default && heavy && cores > cfg.threads).then_some(cores)
 }
 
 fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
@@ -269,4 +291,35 @@ pub fn finish<W: io::Write>(
         let _ = crate::stats::print(cfg, stats, started, engine, wtr);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(args: &[&str]) -> (Config, Plan) {
+        let argv = std::iter::once("gsearch").chain(args.iter().copied());
+        let cfg = Config::from_cli(<crate::cli::Cli as clap::Parser>::parse_from(argv)).unwrap();
+        let plan = Plan::new(&cfg).unwrap();
+        (cfg, plan)
+    }
+
+    #[test]
+    fn cpu_bound_matchers_take_every_core_unless_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let words: Vec<String> = (0..300).map(|i| format!("word{i}x")).collect();
+        let list = dir.path().join("words");
+        std::fs::write(&list, words.join("\n")).unwrap();
+        let (list, tree) = (list.to_str().unwrap(), dir.path().to_str().unwrap());
+        let widened = |args: &[&str]| {
+            let (cfg, plan) = setup(args);
+            widened_to(&cfg, &plan, 16).map(|n| (cfg.threads, n))
+        };
+        assert_eq!(widened(&["-F", "-f", list, tree]).map(|w| w.1), Some(16));
+        assert_eq!(widened(&[r"\w{5}\s+\w{5}", tree]).map(|w| w.1), Some(16));
+        assert_eq!(widened(&["needle", tree]), None, "one literal");
+        assert_eq!(widened(&["-j3", "-F", "-f", list, tree]), None, "-j given");
+        assert_eq!(widened(&["-F", "-f", list, list]), None, "one file");
+        assert_eq!(widened(&["--sort", "path", "-F", "-f", list, tree]), None);
+    }
 }

@@ -299,7 +299,10 @@ pub fn pick(devs: &[DeviceInfo], sel: &DeviceSelector) -> Option<usize> {
 /// Lists the devices and picks one.
 pub fn select(sel: &DeviceSelector) -> Result<DeviceInfo, DiscoveryError> {
     // Auto and Explicit take the first GPU; PoCL's is looked at last.
-    let devs = devices(matches!(sel, DeviceSelector::Auto | DeviceSelector::Explicit))?;
+    let devs = devices(matches!(
+        sel,
+        DeviceSelector::Auto | DeviceSelector::Explicit
+    ))?;
     match pick(&devs, sel) {
         Some(i) => Ok(devs[i].clone()),
         None => Err(DiscoveryError::NoMatch(match sel {
