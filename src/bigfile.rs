@@ -34,7 +34,9 @@ pub fn search<W: WriteColor>(
 ) -> Option<io::Result<SearchResult>> {
     let threads = crate::cores();
     let first_match_is_enough = cfg.quiet || cfg.max_count.is_some() || cfg.lists_files();
-    if hay.stdin || threads < 2 || first_match_is_enough {
+    // The map decides first: a tree is searched without maps, and its
+    // files are then spared a `stat` each.
+    if hay.stdin || threads < 2 || first_match_is_enough || !crate::run::uses_mmap(cfg) {
         return None;
     }
     let meta = std::fs::metadata(&hay.path).ok()?;
@@ -42,9 +44,6 @@ pub fn search<W: WriteColor>(
         return None;
     }
     let file = std::fs::File::open(&hay.path).ok()?;
-    if !crate::run::uses_mmap(cfg) {
-        return None;
-    }
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
     let map = crate::guard::GuardedMap::map(&file).ok().flatten()?;
     let lines = matching_lines(&map, &plan.line_matcher(), threads, Some(&map));
