@@ -577,6 +577,61 @@ fn nul_bytes_follow_ripgreps_binary_rules() {
     }
 }
 
+/// Where a walked file's reads are cut decides what ripgrep prints before it
+/// quits at a NUL: its decoder reads 3 bytes first (so `x\n` is searched
+/// and printed before the NUL at offset 4 is seen), and the searcher's
+/// buffer, which grows with a long line and stays grown for the next file,
+/// decides how far the next read reaches. gsearch reads the first 64 KiB at
+/// once and hands them out in ripgrep's pieces; these are ripgrep 15.2's
+/// outputs (one thread: `--sort path`).
+#[test]
+fn nul_after_matches_prints_what_ripgrep_prints() {
+    let dir = tmp();
+    let d = dir.path();
+    std::fs::create_dir(d.join("quirk")).unwrap();
+    std::fs::create_dir(d.join("grown")).unwrap();
+    std::fs::write(d.join("quirk/a"), b"x\nab\0cd\nx\n").unwrap();
+    let b: Vec<u8> = [
+        &b"abc\nx one\n"[..],
+        &[b'b'; 65000],
+        b"\nx two\n",
+        &[b'c'; 2000],
+        b"\0\nx three\n",
+    ]
+    .concat();
+    let c: Vec<u8> = [&b"x\n"[..], &[b'a'; 70000], b"\nx here\n\0\nx after\n"].concat();
+    std::fs::write(d.join("quirk/b"), &b).unwrap();
+    std::fs::write(d.join("quirk/c"), &c).unwrap();
+    // After c's long line the buffer is bigger: b's first read then reaches
+    // its NUL, and nothing of b is printed.
+    std::fs::write(d.join("grown/1"), &c).unwrap();
+    std::fs::write(d.join("grown/2"), &b).unwrap();
+    let warn = |f: &str, off: u32| {
+        format!(
+            "{f}: WARNING: stopped searching binary file after match (found \"\\0\" byte around offset {off})\n"
+        )
+    };
+    let quirk = format!(
+        "quirk/a:1:x\n{}quirk/b:2:x one\nquirk/b:4:x two\n{}quirk/c:1:x\n{}",
+        warn("quirk/a", 4),
+        warn("quirk/b", 67017),
+        warn("quirk/c", 70010)
+    );
+    let grown = format!("grown/1:1:x\n{}", warn("grown/1", 70010));
+    let cases: Vec<(&[&str], String)> = vec![
+        (&["--sort", "path", "-n", "x", "quirk"], quirk),
+        (&["--sort", "path", "-n", "x", "grown"], grown),
+        (
+            &["--sort", "path", "--binary", "-c", "x", "quirk"],
+            "quirk/a:2\nquirk/b:3\nquirk/c:3\n".to_string(),
+        ),
+    ];
+    for (args, want) in &cases {
+        let out = run(d, "cpu", args);
+        assert_eq!((out.code, out.text()), (Some(0), want.clone()), "{args:?}");
+    }
+}
+
 /// Fuzz finding (`cli` target, case in `fuzz/regressions/separator-binary`,
 /// expected output `rg.out` from ripgrep 15.2): with one thread, ripgrep
 /// writes no context separator before a file whose only output is the
