@@ -685,6 +685,26 @@ mod tests {
         out
     }
 
+    /// The finder of `pats`, and `hay` with the first patterns planted in
+    /// it: at its start, at its end and in between.
+    fn planted(
+        pats: Vec<Vec<u8>>,
+        mut hay: Vec<u8>,
+        fold: bool,
+    ) -> (LiteralSet, HashedLiterals, Vec<u8>) {
+        for (k, p) in pats.iter().enumerate().take(4) {
+            let at = match k {
+                0 => 0,
+                1 => hay.len(),
+                _ => hay.len() * k / 4,
+            };
+            hay.splice(at..at, p.iter().copied());
+        }
+        let set = LiteralSet::new(pats, fold);
+        let h = HashedLiterals::new(&set).unwrap();
+        (set, h, hay)
+    }
+
     fn byte() -> impl Strategy<Value = u8> {
         prop_oneof![
             4 => Just(b'a'),
@@ -723,14 +743,7 @@ mod tests {
         ) {
             let pats: Vec<Vec<u8>> = pats.into_iter().filter(|p| !p.contains(&b'\n')).collect();
             prop_assume!(!pats.is_empty());
-            // Plant some patterns, also at the very start and end.
-            let mut hay = hay;
-            for (k, p) in pats.iter().enumerate().take(4) {
-                let at = match k { 0 => 0, 1 => hay.len(), _ => hay.len() * k / 4 };
-                hay.splice(at..at, p.iter().copied());
-            }
-            let set = LiteralSet::new(pats, fold);
-            let h = HashedLiterals::new(&set).unwrap();
+            let (set, h, hay) = planted(pats, hay, fold);
             prop_assert_eq!(found(&h, &hay), naive(&set, &hay));
         }
 
@@ -744,13 +757,7 @@ mod tests {
         ) {
             let pats: Vec<Vec<u8>> = pats.into_iter().filter(|p| !p.contains(&b'\n')).collect();
             prop_assume!(!pats.is_empty());
-            let mut hay = hay;
-            for (k, p) in pats.iter().enumerate().take(3) {
-                let at = hay.len() * k / 2;
-                hay.splice(at..at, p.iter().copied());
-            }
-            let set = LiteralSet::new(pats, fold);
-            let h = HashedLiterals::new(&set).unwrap();
+            let (set, h, hay) = planted(pats, hay, fold);
             prop_assert_eq!(h.prefixes.is_some(), set.min_len() < 8);
             prop_assert_eq!(found(&h, &hay), naive(&set, &hay));
         }
