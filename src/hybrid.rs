@@ -174,9 +174,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         // Once the device runs, its feeder copies chunks into staging
         // buffers with `fill_threads` threads; that many CPU workers step
         // back so the copies are not starved of cores.
-        let keep = threads
-            .saturating_sub(crate::offload::fill_threads())
-            .max(1);
+        let keep = threads.saturating_sub(crate::fill::fill_threads()).max(1);
         for w in 0..threads {
             let (shared, file, map) = (&*shared, &*file, &map);
             s.spawn(move || {
@@ -473,7 +471,7 @@ impl BatchSource for Feeder<'_> {
         let owned = chunk().min(self.size - from);
         let want = (owned + self.overlap).min(self.size - from);
         let (n, err, has_nul) =
-            crate::offload::pread_parallel(self.file, &mut buf[..want], from as u64);
+            crate::fill::pread_parallel(self.file, &mut buf[..want], from as u64);
         // A short read means the file shrank: the bytes that were read are
         // searched, and the host's final pass reports the change.
         let _ = err;

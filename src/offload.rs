@@ -127,7 +127,7 @@ impl Source {
         let overlap = self.overlap.min(buf.len() / 2);
         let big = self.big.as_mut().expect("a big file is open");
         let from = big.next;
-        let (n, err, has_nul) = pread_parallel(&big.file, buf, from);
+        let (n, err, has_nul) = crate::fill::pread_parallel(&big.file, buf, from);
         let cut = self.cut.load(Ordering::Acquire) == big.no;
         let last = n < buf.len() || err.is_some() || cut;
         let owned = if last { n } else { n - overlap };
@@ -284,91 +284,6 @@ fn read_full(mut f: &File, buf: &mut [u8]) -> (usize, Option<io::Error>) {
         }
     }
     (n, None)
-}
-
-/// Reads at `offset` until `buf` is full or end of file.
-fn pread_full(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>) {
-    use std::os::unix::fs::FileExt;
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read_at(&mut buf[n..], offset + n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return (n, Some(e)),
-        }
-    }
-    (n, None)
-}
-
-/// Reads `buf.len()` bytes at `offset` with several threads at once (one
-/// thread cannot copy from the page cache as fast as a GPU consumes), and
-/// checks the bytes for NUL while they are hot. Returns the bytes read (a
-/// short count only at end of file or on error), the first error, and
-/// whether a NUL was seen.
-pub(crate) fn pread_parallel(
-    f: &File,
-    buf: &mut [u8],
-    offset: u64,
-) -> (usize, Option<io::Error>, bool) {
-    const PIECE: usize = 4 << 20;
-    let threads = fill_threads();
-    if buf.len() <= PIECE || threads == 1 {
-        return pread_scan(f, buf, offset);
-    }
-    let per = buf.len().div_ceil(threads).max(PIECE);
-    let results: Vec<(usize, usize, Option<io::Error>, bool)> = std::thread::scope(|s| {
-        let handles: Vec<_> = buf
-            .chunks_mut(per)
-            .enumerate()
-            .map(|(i, part)| {
-                s.spawn(move || {
-                    let (n, e, z) = pread_scan(f, part, offset + (i * per) as u64);
-                    (i, n, e, z)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("reader thread"))
-            .collect()
-    });
-    let (mut total, mut err, mut nul) = (0, None, false);
-    for (i, n, e, z) in results {
-        // Bytes count only up to the first short piece (end of file).
-        if total == i * per {
-            total += n;
-            nul |= z;
-        }
-        if err.is_none() {
-            err = e;
-        }
-    }
-    (total, err, nul)
-}
-
-/// [`pread_full`] in steps small enough to stay in the core's cache, each
-/// step checked for NUL right after it is read (until one is found), so
-/// the check costs no second pass over memory.
-fn pread_scan(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>, bool) {
-    const STEP: usize = 512 << 10;
-    let (mut n, mut nul) = (0, false);
-    while n < buf.len() {
-        let end = (n + STEP).min(buf.len());
-        let (k, e) = pread_full(f, &mut buf[n..end], offset + n as u64);
-        nul = nul || memchr::memchr(0, &buf[n..n + k]).is_some();
-        n += k;
-        if e.is_some() || n < end {
-            return (n, e, nul);
-        }
-    }
-    (n, None, nul)
-}
-
-/// Threads that fill staging buffers: up to 8 (`GSEARCH_FILL_THREADS`
-/// overrides, for benchmarks).
-pub(crate) fn fill_threads() -> usize {
-    crate::env_count("GSEARCH_FILL_THREADS").unwrap_or_else(|| crate::cores().min(8))
 }
 
 /// Candidate offsets of a big file, gathered chunk by chunk (one per line).
