@@ -144,9 +144,25 @@ fn pread_scan(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error
 /// Reads at `offset` until `buf` is full or end of file.
 fn pread_full(f: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>) {
     use std::os::unix::fs::FileExt;
+    fill_with(buf, |b, n| f.read_at(b, offset + n as u64))
+}
+
+/// Reads from the file's position until `buf` is full or end of file.
+pub(crate) fn read_full(mut f: &File, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    use std::io::Read;
+    fill_with(buf, |b, _| f.read(b))
+}
+
+/// Calls `read(rest of buf, bytes so far)` until `buf` is full or it
+/// answers 0 (retrying interruptions): the bytes read and the error that
+/// stopped it, if any.
+fn fill_with(
+    buf: &mut [u8],
+    mut read: impl FnMut(&mut [u8], usize) -> io::Result<usize>,
+) -> (usize, Option<io::Error>) {
     let mut n = 0;
     while n < buf.len() {
-        match f.read_at(&mut buf[n..], offset + n as u64) {
+        match read(&mut buf[n..], n) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -207,7 +207,7 @@ impl BatchSource for Source {
             if start > 0 {
                 buf[used] = b'\n';
             }
-            let (n, err) = read_full(&file, &mut buf[start..]);
+            let (n, err) = crate::fill::read_full(&file, &mut buf[start..]);
             let grew = n == buf.len() - start;
             if grew && err.is_none() {
                 // The file grew past the space left: read it in chunks.
@@ -270,20 +270,6 @@ fn cpu_piece(hay: Haystack) -> (usize, Vec<Piece>) {
             file: None,
         }],
     )
-}
-
-/// Reads until `buf` is full or end of file.
-fn read_full(mut f: &File, buf: &mut [u8]) -> (usize, Option<io::Error>) {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return (n, Some(e)),
-        }
-    }
-    (n, None)
 }
 
 /// Candidate offsets of a big file, gathered chunk by chunk (one per line).

@@ -100,16 +100,12 @@ fn search_read<M: Matcher, W: WriteColor>(
     let mut file = std::fs::File::open(path)?;
     BUF.with(|buf| {
         let mut buf = buf.borrow_mut();
-        let (mut n, mut ended) = (0, false);
-        while n < HEAD {
-            match read_retrying(&mut file, &mut buf[n..])? {
-                0 => {
-                    ended = true;
-                    break;
-                }
-                k => n += k,
-            }
+        let (n, err) = crate::fill::read_full(&file, &mut buf[..]);
+        if let Some(e) = err {
+            return Err(e);
         }
+        // A short read is the file's end (`read_full` saw its 0).
+        let ended = n < HEAD;
         if ended && memchr::memchr(0, &buf[..n]).is_none() {
             return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
         }
