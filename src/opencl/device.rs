@@ -239,10 +239,13 @@ fn devices(first_gpu: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
     // (Listing the platforms starts every driver: that is where the time
     // goes, 30-300 ms on the H100 machine, ~30 ms when another process has
     // the GPU open; their devices take ~10 ms more.)
+    // Each platform's devices, asked once: with `first_gpu` the platforms
+    // other than PoCL's first, in order, until one has a GPU.
+    let mut asked: Vec<Option<Vec<DeviceInfo>>> = vec![None; platforms.len()];
     if first_gpu {
         let is_pocl = |p: &Platform| p.vendor().is_ok_and(|v| v.contains("pocl"));
         let mut index = 0;
-        for p in &platforms {
+        for (p, slot) in platforms.iter().zip(&mut asked) {
             if is_pocl(p) {
                 continue;
             }
@@ -254,9 +257,14 @@ fn devices(first_gpu: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
                 return Ok(vec![d]);
             }
             index += devs.len();
+            *slot = Some(devs);
         }
     }
-    let mut out: Vec<DeviceInfo> = platforms.iter().flat_map(platform_devices).collect();
+    let mut out: Vec<DeviceInfo> = platforms
+        .iter()
+        .zip(asked)
+        .flat_map(|(p, devs)| devs.unwrap_or_else(|| platform_devices(p)))
+        .collect();
     for (i, d) in out.iter_mut().enumerate() {
         d.index = i;
     }
