@@ -834,6 +834,16 @@ proptest! {
         }
     }
 
+    /// Patterns anchored inside (see `char16_anchor_case`).
+    #[test]
+    fn char16_prop_anchors_inside_patterns((hay, pats) in char16_anchor_case(),
+                                           fold in any::<bool>(), geometry in 0usize..4,
+                                           count in any::<bool>()) {
+        if have_device() {
+            check_char16(&hay, &LiteralSet::new(pats, fold), geometry, count);
+        }
+    }
+
     /// Sets with few distinct keys (direct compares by default): patterns
     /// that all start with one of two pairs, or 1-byte patterns.
     #[test]
@@ -1176,19 +1186,6 @@ fn char16_anchor_case() -> impl Strategy<Value = (Vec<u8>, Vec<Vec<u8>>)> {
             }
             (text, pats)
         })
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-
-    #[test]
-    fn char16_prop_anchors_inside_patterns((hay, pats) in char16_anchor_case(),
-                                           fold in any::<bool>(), geometry in 0usize..4,
-                                           count in any::<bool>()) {
-        if have_device() {
-            check_char16(&hay, &LiteralSet::new(pats, fold), geometry, count);
-        }
-    }
 }
 
 /// Runs the char16 tests again in child processes with the phase-1 filter

@@ -878,13 +878,7 @@ mod tests {
             ],
         ];
         // ASCII folding as the kernel's fold4 does it (A-Z only).
-        let lower = |b: u32| {
-            if (u32::from(b'A')..=u32::from(b'Z')).contains(&b) {
-                b | 0x20
-            } else {
-                b
-            }
-        };
+        let lower = |b: u32| u32::from((b as u8).to_ascii_lowercase());
         for (set, fold) in sets.iter().flat_map(|s| [(s, false), (s, true)]) {
             let p: Vec<Vec<u8>> = set
                 .iter()
