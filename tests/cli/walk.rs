@@ -525,6 +525,59 @@ gstest!(threads, |dir: Dir, cmd: TestCommand| {
     );
 });
 
+// --files lists what a search would look at, on any number of threads
+// (in the walk's order with one thread or --sort path; in any order, as
+// ripgrep's, with several), with --null, and under ignore rules and globs.
+gstest!(files_on_threads, |dir: Dir, cmd: TestCommand| {
+    let mut expected = String::new();
+    for i in 0..60 {
+        dir.create(format!("d{}/f{i:02}.txt", i % 5), "x\n");
+        expected.push_str(&format!("d{}/f{i:02}.txt\n", i % 5));
+    }
+    dir.create(".ignore", "skipped/\n*.log\n");
+    dir.create("skipped/a.txt", "x\n");
+    dir.create("d0/x.log", "x\n");
+    dir.create(".hidden/a.txt", "x\n");
+    let expected = sort_lines(&expected);
+    for j in ["1", "2", "8"] {
+        let mut cmd = dir.command();
+        cmd.args(["--files", "-j", j]);
+        eqnice!(&expected, sort_lines(&cmd.stdout()), "with -j {j}");
+    }
+    let mut sorted = dir.command();
+    sorted.args(["--files", "--sort", "path"]);
+    eqnice!(&expected, sorted.stdout());
+    let mut null = dir.command();
+    null.args(["--files", "-0", "-j4", "d1"]);
+    let mut listed: Vec<String> = null
+        .stdout()
+        .split_terminator('\0')
+        .map(str::to_string)
+        .collect();
+    listed.sort();
+    let d1: Vec<String> = (0..60)
+        .filter(|i| i % 5 == 1)
+        .map(|i| format!("d1/f{i:02}.txt"))
+        .collect();
+    assert_eq!(d1, listed);
+    cmd.args(["--files", "-j4", "-g", "*3.txt"]);
+    eqnice!(
+        "d3/f03.txt\nd3/f13.txt\nd3/f23.txt\nd3/f33.txt\nd3/f43.txt\nd3/f53.txt\n",
+        sort_lines(&cmd.stdout())
+    );
+});
+
+// A missing path given to --files: ripgrep's message and exit code 2,
+// the other paths still listed.
+gstest!(files_missing_path, |dir: Dir, cmd: TestCommand| {
+    dir.create("a/b.txt", "x\n");
+    cmd.args(["--files", "-j4", "a", "nope"]);
+    let out = cmd.output();
+    assert_eq!(out.status.code(), Some(2));
+    eqnice!("a/b.txt\n", out.stdout);
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("gsearch: nope: "));
+});
+
 gstest!(mmap_and_no_mmap, |dir: Dir, cmd: TestCommand| {
     let text = "filler\n".repeat(2000) + "fox\n";
     dir.create("a.txt", &text);
