@@ -40,11 +40,11 @@ impl<'a> Releaser<'a> {
 
     /// Everything before `upto` has been read.
     fn passed(&mut self, upto: usize) {
-        if let Some(m) = self.map {
-            if upto > self.from + RELEASE_STEP {
-                m.release(self.from..upto);
-                self.from = upto;
-            }
+        if let Some(m) = self.map
+            && upto > self.from + RELEASE_STEP
+        {
+            m.release(self.from..upto);
+            self.from = upto;
         }
     }
 
@@ -213,10 +213,10 @@ fn format_segment(
         let le = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1);
         printed_until = le;
         let text = &data[ls..le];
-        if let Some(m) = confirm {
-            if !m.is_match(text).unwrap_or(false) {
-                continue;
-            }
+        if let Some(m) = confirm
+            && !m.is_match(text).unwrap_or(false)
+        {
+            continue;
         }
         push_line(&mut out, prefix, num.format(line), text);
     }
@@ -324,11 +324,11 @@ pub fn print_context<W: Write>(
         }
         starts.reverse();
         let first = n + 1 - starts.len() as u64;
-        if let (Some((ln, _)), Some(sep)) = (last, cfg.context_separator.as_ref()) {
-            if first > ln + 1 {
-                out.extend_from_slice(sep);
-                out.push(b'\n');
-            }
+        if let (Some((ln, _)), Some(sep)) = (last, cfg.context_separator.as_ref())
+            && first > ln + 1
+        {
+            out.extend_from_slice(sep);
+            out.push(b'\n');
         }
         let mut end = ls;
         for (j, &a) in starts.iter().enumerate() {
@@ -394,10 +394,10 @@ fn format_numbered(text: Text<'_>, offsets: &[u64], numbers: &[u64], prefix: &[u
         let le = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1);
         printed_until = le;
         let line_text = &data[ls..le];
-        if let Some(m) = confirm {
-            if !m.is_match(line_text).unwrap_or(false) {
-                continue;
-            }
+        if let Some(m) = confirm
+            && !m.is_match(line_text).unwrap_or(false)
+        {
+            continue;
         }
         push_line(&mut out, prefix, num.format(line), line_text);
     }
@@ -589,10 +589,10 @@ fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
             continue;
         }
         let line = &data[ls..le];
-        if let Some(m) = confirm {
-            if !m.is_match(line).unwrap_or(false) {
-                continue;
-            }
+        if let Some(m) = confirm
+            && !m.is_match(line).unwrap_or(false)
+        {
+            continue;
         }
         let n = if matches {
             line_matches(&text.matcher, data, ls, le)

@@ -168,7 +168,7 @@ impl BatchSource for Chunks<'_> {
         } else {
             start + n - self.overlap
         };
-        Some((n, (start, !self.mixed || (start / 7) % 3 != 0)))
+        Some((n, (start, !self.mixed || !(start / 7).is_multiple_of(3))))
     }
 
     fn wants_lines(&self, tag: &(usize, bool)) -> bool {
@@ -193,7 +193,7 @@ fn corpus(len: usize) -> Vec<u8> {
         x ^= x >> 7;
         x ^= x << 17;
         v.extend_from_slice(words[(x % 7) as usize]);
-        if x % 97 == 0 {
+        if x.is_multiple_of(97) {
             // a long line crossing several batches
             v.extend(std::iter::repeat_n(b'z', 9000));
             v.extend_from_slice(b"needle");

@@ -944,10 +944,8 @@ fn differential(seed: u64, cases: usize, input_len: usize) {
         if let Err(e) = diff::check_cpu_engine(&case) {
             panic!("case {i} (seed {seed}): {e}\n{case:?}");
         }
-        if opencl {
-            if let Err(e) = diff::check_opencl_engine(&case) {
-                panic!("case {i} (seed {seed}): {e}\n{case:?}");
-            }
+        if opencl && let Err(e) = diff::check_opencl_engine(&case) {
+            panic!("case {i} (seed {seed}): {e}\n{case:?}");
         }
         let dir = tmp();
         if let Err(e) = diff::check_cli(&case, &bin, dir.path(), opencl) {

@@ -379,25 +379,23 @@ pub fn check_cli(case: &Case, bin: &Path, dir: &Path, opencl: bool) -> Result<()
         .flags
         .iter()
         .all(|f| f == "-i" || f == "--no-mmap" || f == "--mmap");
-    if plain {
-        if let Some(want) = naive_counts(case) {
-            let mut c_args = args.clone();
-            c_args.insert(0, "--engine=cpu".into());
-            c_args.push("-c".into());
-            c_args.push("-H".into());
-            c_args.push("--include-zero".into());
-            let r = run_cli(bin, dir, &c_args, &[]);
-            let text = String::from_utf8_lossy(&r.stdout);
-            let got: Vec<u64> = text
-                .lines()
-                .map(|l| l.rsplit(':').next().unwrap().parse().unwrap_or(u64::MAX))
-                .collect();
-            if got != want {
-                return Err(format!(
-                    "cli -c != naive: want {want:?} got {got:?} ({text:?}, {})",
-                    r.stderr
-                ));
-            }
+    if plain && let Some(want) = naive_counts(case) {
+        let mut c_args = args.clone();
+        c_args.insert(0, "--engine=cpu".into());
+        c_args.push("-c".into());
+        c_args.push("-H".into());
+        c_args.push("--include-zero".into());
+        let r = run_cli(bin, dir, &c_args, &[]);
+        let text = String::from_utf8_lossy(&r.stdout);
+        let got: Vec<u64> = text
+            .lines()
+            .map(|l| l.rsplit(':').next().unwrap().parse().unwrap_or(u64::MAX))
+            .collect();
+        if got != want {
+            return Err(format!(
+                "cli -c != naive: want {want:?} got {got:?} ({text:?}, {})",
+                r.stderr
+            ));
         }
     }
     Ok(())

@@ -46,12 +46,12 @@ impl CpuLiteralEngine {
     /// sets of [`HASHED_MIN_PATTERNS`](crate::plan::HASHED_MIN_PATTERNS) or
     /// more, else as [`Self::new`].
     pub fn fallback(set: &LiteralSet) -> Result<CpuLiteralEngine, EngineError> {
-        if set.patterns.len() >= crate::plan::HASHED_MIN_PATTERNS {
-            if let Some(h) = HashedLiterals::new(set) {
-                return Ok(CpuLiteralEngine {
-                    strategy: Strategy::Hashed(Box::new(h)),
-                });
-            }
+        if set.patterns.len() >= crate::plan::HASHED_MIN_PATTERNS
+            && let Some(h) = HashedLiterals::new(set)
+        {
+            return Ok(CpuLiteralEngine {
+                strategy: Strategy::Hashed(Box::new(h)),
+            });
         }
         Self::new(set)
     }

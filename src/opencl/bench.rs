@@ -178,7 +178,11 @@ pub fn realistic_text(n: usize, seed: u64) -> Vec<u8> {
             line = 0;
             target = 40 + ((x >> 20) % 60) as usize;
         } else {
-            v.push(if (x >> 40) % 13 == 0 { b',' } else { b' ' });
+            v.push(if (x >> 40).is_multiple_of(13) {
+                b','
+            } else {
+                b' '
+            });
         }
     }
     v.truncate(n);

@@ -137,10 +137,10 @@ impl OpenClEngine {
         let mut opts = EngineOptions::from_env();
         opts.batch_bytes = opts.batch_bytes.max(min_batch);
         let pats = non_empty(set);
-        if let Some(k) = opts.kernel {
-            if !k.can_handle(&pats) {
-                opts.kernel = None;
-            }
+        if let Some(k) = opts.kernel
+            && !k.can_handle(&pats)
+        {
+            opts.kernel = None;
         }
         Self::with_options(sel, set, opts)
     }

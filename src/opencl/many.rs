@@ -929,7 +929,7 @@ pub fn vocabulary(n: usize, seed: u64) -> Vec<Vec<u8>> {
         for _ in 0..parts {
             w.extend_from_slice(SYL[(r.next() % SYL.len() as u64) as usize].as_bytes());
         }
-        if r.next() % 4 == 0 {
+        if r.next().is_multiple_of(4) {
             w.extend_from_slice((r.next() % 1000).to_string().as_bytes());
         }
         w.truncate(16);

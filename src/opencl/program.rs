@@ -37,13 +37,13 @@ pub fn build(
         source,
         options,
     );
-    if let Some(bin) = cache.load(&key) {
-        if let Ok(program) = Program::create_and_build_from_binary(ctx, &[&bin], options) {
-            return Ok(Built {
-                program,
-                from_cache: true,
-            });
-        }
+    if let Some(bin) = cache.load(&key)
+        && let Ok(program) = Program::create_and_build_from_binary(ctx, &[&bin], options)
+    {
+        return Ok(Built {
+            program,
+            from_cache: true,
+        });
     }
     let program = Program::create_and_build_from_source(ctx, source, options)
         .map_err(|log| format!("OpenCL program build failed: {log}"))?;
@@ -51,10 +51,9 @@ pub fn build(
         .get_binaries()
         .ok()
         .and_then(|v| v.into_iter().next())
+        && !b.is_empty()
     {
-        if !b.is_empty() {
-            cache.store(&key, &b);
-        }
+        cache.store(&key, &b);
     }
     Ok(Built {
         program,

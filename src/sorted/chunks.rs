@@ -198,13 +198,13 @@ fn scan_matches(
     let mut prev = (pos > 0).then(|| text.line_start_back(pos - 1, 0));
     while pos < text.len() {
         let (line, next) = text.line_at(pos);
-        if let Some(p) = prev {
-            if cmp_text(text.line_at(p).0, line, fold) == std::cmp::Ordering::Greater {
-                return Err(Disorder {
-                    first: p,
-                    second: pos,
-                });
-            }
+        if let Some(p) = prev
+            && cmp_text(text.line_at(p).0, line, fold) == std::cmp::Ordering::Greater
+        {
+            return Err(Disorder {
+                first: p,
+                second: pos,
+            });
         }
         if !starts_with(line, key, fold) {
             break;

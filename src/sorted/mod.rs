@@ -320,13 +320,13 @@ pub fn run_with_report<K: AsRef<[u8]>>(
     }
     sink.out.flush().map_err(SortedError::Output)?;
     lap(&mut report, "print");
-    if let FileData::Map(m) = &data {
-        if m.faulted() {
-            return Err(SortedError::Io {
-                path: path.to_path_buf(),
-                err: crate::guard::shrank_error(),
-            });
-        }
+    if let FileData::Map(m) = &data
+        && m.faulted()
+    {
+        return Err(SortedError::Io {
+            path: path.to_path_buf(),
+            err: crate::guard::shrank_error(),
+        });
     }
     Ok(report)
 }

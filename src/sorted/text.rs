@@ -211,11 +211,12 @@ impl<'t> OffsetSearch<'t> {
                 self.above.clear();
             }
         }
-        if let Some(a) = above {
-            if a >= self.lo && self.above.last().is_none_or(|t| a < t.start) {
-                let r = self.read(a);
-                self.above.push(r);
-            }
+        if let Some(a) = above
+            && a >= self.lo
+            && self.above.last().is_none_or(|t| a < t.start)
+        {
+            let r = self.read(a);
+            self.above.push(r);
         }
     }
 
