@@ -10,7 +10,7 @@ WORDS=$(realpath "$1")
 TREE=${2:-/opt/torch/.venv/lib/python3.12/site-packages}
 RUNS=${3:-10}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-G=$REPO/.carry/gsearch
+G=${GSEARCH:-$REPO/.carry/gsearch}
 R=$REPO/.carry/rg
 cd "$TREE" || exit 1
 echo "# tree-profile: $(date -u +%FT%TZ), $(nproc) cores, tree $TREE, words $WORDS"
