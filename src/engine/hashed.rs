@@ -514,6 +514,7 @@ struct Sampler {
     /// bits of case folding for 8 bytes (0 without folding).
     long_or: Option<u64>,
     /// Whether [`HashedLiterals::sample_avx512`] runs (see [`gathers_fast`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     avx512: bool,
 }
 
