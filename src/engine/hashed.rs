@@ -32,11 +32,12 @@
 //! bytes and more (`s = 3`, `g = 4`) about 4% of the samples hit in source
 //! text, so the scan costs about 0.37 look-ups per byte instead of 1.
 //! Patterns with room for 8-byte grams at every offset (`s + 7` bytes and
-//! more) put those in the bit set instead, and each sample is looked up
-//! twice, as a `g`-byte and as an 8-byte gram: in Python text the short
-//! grams of long identifiers (`self`, `_get`) hit one sample in ten, the
-//! 8-byte grams one in three hundred. On Intel CPUs with AVX-512 eight
-//! samples are hashed and looked up at a time ([`HashedLiterals::sample_avx512`]).
+//! more) put those in the bit set instead, as a second bit in the word of
+//! their first `g` bytes, and each sample tests two bits of one word (its
+//! `g`-byte gram's and its 8 bytes'): in Python text the short grams of
+//! long identifiers (`self`, `_get`) hit one sample in ten, the 8-byte
+//! grams one in three hundred. On Intel CPUs with AVX-512 eight samples
+//! are hashed and looked up at a time ([`HashedLiterals::sample_avx512`]).
 //!
 //! The answer is the same as the naive reference's: every position where
 //! some pattern occurs.
@@ -264,13 +265,14 @@ impl HashedLiterals {
             i = next;
         }
         if let Some(or8) = sm.long_or {
-            // Two look-ups per sample in the one bit set: the short grams
-            // and the whole 8 bytes.
+            // Two bits of the short gram's word: the short gram's and the
+            // whole 8 bytes'.
             while i + 8 <= n {
                 let w = load8(hay, i);
                 let h = (((w | or) & mask).wrapping_mul(MUL64) >> shift) as usize;
-                let h8 = ((w | or8).wrapping_mul(MUL64) >> shift) as usize;
-                if ((bits[h >> 6] >> (h & 63)) | (bits[h8 >> 6] >> (h8 & 63))) & 1 != 0
+                let b8 = (w | or8).wrapping_mul(MUL64) >> 58;
+                let word = bits[h >> 6];
+                if ((word >> (h & 63)) | (word >> b8)) & 1 != 0
                     && let Some(found) = self.after_sample(hay, at, i, stride)
                 {
                     return Some(found);
@@ -295,7 +297,8 @@ impl HashedLiterals {
     /// The sampling loop of [`Self::find_longest`], eight samples at a
     /// time, while 64 bytes are left from the first: one 64-byte load, the
     /// eight 8-byte grams cut out of it by a byte permutation, hashed in
-    /// 64-bit lanes, their bit-set words gathered. Returns the first match
+    /// 64-bit lanes, their bit-set words gathered (one gather: the 8-byte
+    /// grams' bits are in their short grams' words). Returns the first match
     /// found, or where the scalar loop goes on.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vbmi")]
@@ -317,22 +320,20 @@ impl HashedLiterals {
         let shift = _mm_set_epi64x(0, i64::from(sm.shift));
         let (low6, one) = (_mm512_set1_epi64(63), _mm512_set1_epi64(1));
         let bits = sm.bits.as_ptr().cast::<i64>();
-        // The bit of each lane's hashed key, in bit 0.
-        let bit_of = |key: __m512i| {
-            let h = _mm512_srl_epi64(_mm512_mullo_epi64(key, mul), shift);
-            // SAFETY: every `h` is below `1 << (64 - shift)`, the bit
-            // set's size in bits, so `h >> 6` indexes one of its words.
-            let words = unsafe { _mm512_i64gather_epi64::<8>(_mm512_srli_epi64::<6>(h), bits) };
-            _mm512_srlv_epi64(words, _mm512_and_si512(h, low6))
-        };
         let mut i = at;
         while i + 64 <= hay.len() {
             // SAFETY: `i + 64 <= hay.len()`.
             let block = unsafe { _mm512_loadu_si512(hay.as_ptr().add(i).cast()) };
             let w = _mm512_permutexvar_epi8(order, block);
-            let mut t = bit_of(_mm512_and_si512(_mm512_or_si512(w, or), mask));
+            let key = _mm512_and_si512(_mm512_or_si512(w, or), mask);
+            let h = _mm512_srl_epi64(_mm512_mullo_epi64(key, mul), shift);
+            // SAFETY: every `h` is below `1 << (64 - shift)`, the bit set's
+            // size in bits, so `h >> 6` indexes one of its words.
+            let words = unsafe { _mm512_i64gather_epi64::<8>(_mm512_srli_epi64::<6>(h), bits) };
+            let mut t = _mm512_srlv_epi64(words, _mm512_and_si512(h, low6));
             if sm.long_or.is_some() {
-                t = _mm512_or_si512(t, bit_of(_mm512_or_si512(w, or8)));
+                let b8 = _mm512_srli_epi64::<58>(_mm512_mullo_epi64(_mm512_or_si512(w, or8), mul));
+                t = _mm512_or_si512(t, _mm512_srlv_epi64(words, b8));
             }
             let mut hits = _mm512_test_epi64_mask(t, one);
             while hits != 0 {
@@ -510,8 +511,9 @@ struct Sampler {
     shift: u32,
     bits: Vec<u64>,
     /// When the patterns with room for 8-byte grams (`stride + 7` bytes
-    /// and more) put those, not their short grams, in `bits`: the `0x20`
-    /// bits of case folding for 8 bytes (0 without folding).
+    /// and more) put those, not their short grams, in `bits` (a bit chosen
+    /// by the 8 bytes' hash, in the word of their first `g` bytes): the
+    /// `0x20` bits of case folding for 8 bytes (0 without folding).
     long_or: Option<u64>,
     /// Whether [`HashedLiterals::sample_avx512`] runs (see [`gathers_fast`]).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -567,7 +569,11 @@ impl Sampler {
         // than their short ones (`self`, `_get`, `ment` in long Python
         // identifiers): 1,000 Python identifiers of 6 bytes and more at
         // stride 3 hit 10% of the samples with 4-byte grams only, 2.8%
-        // with 8-byte grams for the patterns of 10 bytes and more.
+        // with 8-byte grams for the patterns of 10 bytes and more. One
+        // core, Python text: 0.81 -> 0.99 GB/s (AMD EPYC), 0.41 -> 0.75
+        // (the GPU machine's Xeon, with AVX-512); Linux text 1.49 -> 1.28
+        // (EPYC: its short grams rarely hit, so the second bit buys
+        // little) and 0.64 -> 1.04 (Xeon).
         let split = g < 8 && pats.iter().any(|p| p.len() >= stride + 7);
         let mut sm = Sampler {
             stride,
@@ -581,12 +587,15 @@ impl Sampler {
         for p in pats {
             let long = split && p.len() >= stride + 7;
             for d in 0..stride {
-                let h = if long {
-                    sm.slot8(key8(&p[d..], 8))
+                // The word of the `g`-byte gram; in it the gram's bit, or
+                // for a long pattern the 8-byte gram's.
+                let h = sm.slot(key8(&p[d..], g));
+                let bit = if long {
+                    sm.bit8(key8(&p[d..], 8))
                 } else {
-                    sm.slot(key8(&p[d..], g))
+                    h & 63
                 };
-                sm.bits[h >> 6] |= 1 << (h & 63);
+                sm.bits[h >> 6] |= 1 << bit;
             }
         }
         Some(sm)
@@ -597,9 +606,10 @@ impl Sampler {
         (((word | self.fold_or) & self.mask).wrapping_mul(MUL64) >> self.shift) as usize
     }
 
-    /// The slot of a whole 8-byte gram (`long_or` set).
-    fn slot8(&self, word: u64) -> usize {
-        ((word | self.long_or.unwrap_or(0)).wrapping_mul(MUL64) >> self.shift) as usize
+    /// The bit of a whole 8-byte gram (`long_or` set) in the word of its
+    /// first `g` bytes.
+    fn bit8(&self, word: u64) -> usize {
+        ((word | self.long_or.unwrap_or(0)).wrapping_mul(MUL64) >> 58) as usize
     }
 }
 
@@ -695,10 +705,11 @@ fn avx512() -> bool {
 }
 
 /// Whether [`HashedLiterals::sample_avx512`] is the faster loop here: an
-/// Intel CPU with its instructions. One core, 1,000 Python identifiers in
-/// Python text, the split sampler: the GPU machine's Xeon 0.66 GB/s scalar,
-/// 0.76 GB/s with AVX-512 (samples that never hit: 0.54 -> 1.08 GB/s); an
-/// AMD EPYC (Zen 4), whose gathers are slow, 0.92 scalar, 0.86 AVX-512.
+/// Intel CPU with its instructions. One core, the sampler with 8-byte
+/// grams: the GPU machine's Xeon, 1,000 Python identifiers in Python text
+/// 0.51 GB/s scalar, 0.75 GB/s AVX-512 (Linux identifiers in Linux text
+/// 0.53 -> 1.04; samples that never hit 0.68 -> 1.39); an AMD EPYC (Zen
+/// 4), whose gathers are slow, 0.99 scalar, 0.95 AVX-512.
 fn gathers_fast() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
