@@ -94,16 +94,7 @@ impl HashedLiterals {
             return None;
         }
         let q = min_len.min(8);
-        let mask = if q == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * q)) - 1
-        };
-        let fold_or = if set.fold_ascii {
-            0x2020_2020_2020_2020 & mask
-        } else {
-            0
-        };
+        let (mask, fold_or) = key_mask(q, set.fold_ascii);
         let mut pats = set.patterns.clone();
         if set.fold_ascii {
             pats.iter_mut().for_each(|p| p.make_ascii_lowercase());
@@ -553,16 +544,7 @@ impl Sampler {
             return None;
         }
         let g = (min_len + 1 - stride).min(8);
-        let mask = if g == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * g)) - 1
-        };
-        let fold_or = if fold {
-            0x2020_2020_2020_2020 & mask
-        } else {
-            0
-        };
+        let (mask, fold_or) = key_mask(g, fold);
         let grams = pats.len() * stride;
         // About 256 bits per gram: fewer false hits than 64 (a sample that
         // hits costs `stride` look-ups in step 1) for a bit set that
@@ -588,7 +570,7 @@ impl Sampler {
             mask,
             shift: 64 - nbits,
             bits: vec![0u64; (1usize << nbits) / 64],
-            long_or: split.then_some(if fold { 0x2020_2020_2020_2020 } else { 0 }),
+            long_or: split.then_some(key_mask(8, fold).1),
             avx512: gathers_fast(),
         };
         for p in pats {
@@ -651,30 +633,15 @@ impl Prefixes {
         if lens.len() > Self::MAX_CLASSES {
             return None;
         }
-        let class = |len: usize| {
-            let mask = if len == 8 {
-                u64::MAX
-            } else {
-                (1u64 << (8 * len)) - 1
-            };
-            (
-                mask,
-                if fold {
-                    0x2020_2020_2020_2020 & mask
-                } else {
-                    0
-                },
-            )
-        };
         let nbits = (usize::BITS - (pats.len() * 32 - 1).leading_zeros()).clamp(12, 24);
         let mut f = Prefixes {
-            classes: lens.iter().map(|&l| class(l)).collect(),
+            classes: lens.iter().map(|&l| key_mask(l, fold)).collect(),
             shift: 64 - nbits,
             bits: vec![0u64; (1usize << nbits) / 64],
         };
         for p in pats {
             let len = p.len().min(8);
-            let h = f.slot(key8(p, len), class(len));
+            let h = f.slot(key8(p, len), key_mask(len, fold));
             f.bits[h >> 6] |= 1 << (h & 63);
         }
         Some(f)
@@ -726,6 +693,25 @@ fn gathers_fast() -> bool {
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
+}
+
+/// The mask of a little-endian load's low `len` (1..=8) bytes, and the
+/// `0x20` bits of those bytes that ASCII case folding ORs in (0 without
+/// `fold`).
+fn key_mask(len: usize, fold: bool) -> (u64, u64) {
+    let mask = if len == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * len)) - 1
+    };
+    (
+        mask,
+        if fold {
+            0x2020_2020_2020_2020 & mask
+        } else {
+            0
+        },
+    )
 }
 
 /// The 8 bytes at `hay[i..]`, little-endian (`i + 8 <= hay.len()`).
