@@ -124,14 +124,23 @@ pub fn list_files(cfg: &Config) -> anyhow::Result<bool> {
     if cfg.threads > 1 {
         return list_files_parallel(cfg);
     }
-    let mut printer = path_printer(cfg);
-    let mut any = false;
-    for hay in walk_builder(cfg)?
+    let paths = walk_builder(cfg)?
         .build()
         .filter_map(|r| haystack(r, cfg.implicit_path))
-    {
+        .map(|hay| hay.path);
+    Ok(print_paths(cfg, paths)?)
+}
+
+/// Prints `paths` as `--files` does; a closed pipe ends it without error.
+/// Returns whether any path came.
+fn print_paths(cfg: &Config, paths: impl IntoIterator<Item = PathBuf>) -> std::io::Result<bool> {
+    let mut printer = grep_printer::PathPrinterBuilder::new()
+        .terminator(if cfg.null { b'\x00' } else { b'\n' })
+        .build(crate::run::stdout(cfg));
+    let mut any = false;
+    for path in paths {
         any = true;
-        match printer.write(&hay.path) {
+        match printer.write(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
             r => r?,
         }
@@ -139,53 +148,24 @@ pub fn list_files(cfg: &Config) -> anyhow::Result<bool> {
     Ok(any)
 }
 
-fn path_printer(cfg: &Config) -> grep_printer::PathPrinter<grep_cli::StandardStream> {
-    grep_printer::PathPrinterBuilder::new()
-        .terminator(if cfg.null { b'\x00' } else { b'\n' })
-        .build(crate::run::stdout(cfg))
-}
-
 /// [`list_files`] on several threads, as ripgrep lists files: the walk's
 /// threads send paths to one printing thread (so the order varies from run
 /// to run, as ripgrep's does; `--sort path` walks on one thread).
 fn list_files_parallel(cfg: &Config) -> anyhow::Result<bool> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
     let (tx, rx) = crossbeam_channel::bounded::<PathBuf>(1024);
-    let closed = AtomicBool::new(false);
     let walker = walk_builder(cfg)?.build_parallel();
     std::thread::scope(|s| {
-        let print = s.spawn(|| {
-            let mut printer = path_printer(cfg);
-            let mut any = false;
-            for path in rx {
-                any = true;
-                match printer.write(&path) {
-                    Ok(()) => {}
-                    Err(e) => {
-                        // Stop the walk; a closed pipe is no error.
-                        closed.store(true, Ordering::SeqCst);
-                        return if e.kind() == std::io::ErrorKind::BrokenPipe {
-                            Ok(any)
-                        } else {
-                            Err(e)
-                        };
-                    }
-                }
-            }
-            Ok(any)
-        });
+        // On an error the printer returns, its end of the channel goes, and
+        // the walk's next send fails and stops it.
+        let print = s.spawn(move || print_paths(cfg, rx));
         walker.run(|| {
-            let (tx, closed) = (tx.clone(), &closed);
-            Box::new(move |r| {
-                if closed.load(Ordering::SeqCst) {
-                    return ignore::WalkState::Quit;
-                }
-                match haystack(r, cfg.implicit_path).map(|hay| tx.send(hay.path)) {
+            let tx = tx.clone();
+            Box::new(
+                move |r| match haystack(r, cfg.implicit_path).map(|hay| tx.send(hay.path)) {
                     Some(Err(_)) => ignore::WalkState::Quit,
                     _ => ignore::WalkState::Continue,
-                }
-            })
+                },
+            )
         });
         drop(tx);
         Ok(print.join().expect("the path printer does not panic")?)
