@@ -296,14 +296,8 @@ impl HashedLiterals {
     fn sample_avx512(&self, sm: &Sampler, hay: &[u8], at: usize) -> (usize, Option<(usize, u32)>) {
         use std::arch::x86_64::*;
         let s = sm.stride;
-        // Lane `j`'s byte `b` is byte `j * s + b` of the block (at most
-        // 7 * 8 + 7 = 63: `MAX_STRIDE` is 8).
-        let mut order = [0u8; 64];
-        for (k, o) in order.iter_mut().enumerate() {
-            *o = ((k / 8) * s + k % 8) as u8;
-        }
-        // SAFETY: an unaligned load of the 64 bytes of `order`.
-        let order = unsafe { _mm512_loadu_si512(order.as_ptr().cast()) };
+        // SAFETY: an unaligned load of the 64 bytes of `lanes`.
+        let order = unsafe { _mm512_loadu_si512(sm.lanes.as_ptr().cast()) };
         let or = _mm512_set1_epi64(sm.fold_or as i64);
         let mask = _mm512_set1_epi64(sm.mask as i64);
         let or8 = _mm512_set1_epi64(sm.long_or.unwrap_or(0) as i64);
@@ -509,6 +503,10 @@ struct Sampler {
     /// Whether [`HashedLiterals::sample_avx512`] runs (see [`gathers_fast`]).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     avx512: bool,
+    /// For that loop: lane `j`'s byte `b` is byte `j * stride + b` of a
+    /// 64-byte block (at most 7 * 8 + 7 = 63: `MAX_STRIDE` is 8).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    lanes: [u8; 64],
 }
 
 impl Sampler {
@@ -572,6 +570,7 @@ impl Sampler {
             bits: vec![0u64; (1usize << nbits) / 64],
             long_or: split.then_some(key_mask(8, fold).1),
             avx512: gathers_fast(),
+            lanes: std::array::from_fn(|k| ((k / 8) * stride + k % 8) as u8),
         };
         for p in pats {
             let long = split && p.len() >= stride + 7;
