@@ -6,6 +6,7 @@ pub mod choose;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod fdtable;
 pub mod fill;
 pub mod generate;
 pub mod guard;

@@ -284,6 +284,9 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
             let Some(hay) = walk::haystack(result, cfg.implicit_path) else {
                 return WalkState::Continue;
             };
+            // Here, about to open a file, the walker holds nothing open for
+            // this thread (see `fdtable`).
+            crate::fdtable::own_table();
             searched.store(true, Ordering::SeqCst);
             printer.get_mut().clear();
             let result = match search_haystack(
