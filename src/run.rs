@@ -86,7 +86,8 @@ pub fn search_haystack<M: Matcher, W: WriteColor>(
 /// reader through [`ReadAhead`], which hands out the same bytes in the same
 /// pieces as the file would (the 3-byte sniff is where ripgrep prints a
 /// match of `x\n` before quitting at a NUL after it). On the Linux tree:
-/// 244,664 reads before, 167,019 after; ripgrep makes 244,650.
+/// 244,664 reads before, 167,019 after; ripgrep makes 244,650. A file whose
+/// name says it is binary gets a first read of [`SNIFF`] bytes instead.
 fn search_read<M: Matcher, W: WriteColor>(
     searcher: &mut Searcher,
     printer: &mut Printer<W>,
@@ -97,25 +98,58 @@ fn search_read<M: Matcher, W: WriteColor>(
     thread_local! {
         static BUF: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; HEAD]);
     }
+    let head = if named_binary(path) { SNIFF } else { HEAD };
     let mut file = std::fs::File::open(path)?;
     BUF.with(|buf| {
         let mut buf = buf.borrow_mut();
-        let (n, err) = crate::fill::read_full(&file, &mut buf[..]);
+        let (n, err) = crate::fill::read_full(&file, &mut buf[..head]);
         if let Some(e) = err {
             return Err(e);
         }
         // A short read is the file's end (`read_full` saw its 0).
-        let ended = n < HEAD;
-        if ended && memchr::memchr(0, &buf[..n]).is_none() {
+        let ended = n < head;
+        let nul = memchr::memchr(0, &buf[..n]).is_some();
+        if ended && !nul {
             return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
         }
+        // Quitting at a NUL, the searcher looks at nothing after the first
+        // one (it cuts its buffer there and reads no more), so when the
+        // bytes read hold one, the rest of the file is not read.
+        let quits = nul && searcher.binary_detection().quit_byte() == Some(0);
         let mut rest = ReadAhead {
             head: &buf[..n],
             file: &mut file,
-            ended,
+            ended: ended || quits,
         };
         printer.search(searcher, matcher, path, Input::Reader(&mut rest))
     })
+}
+
+/// The first read of a file whose name says it is binary ([`named_binary`]):
+/// its first NUL is in its first bytes, and binary detection (quitting
+/// there, as it does for files found by walking) needs no more. On the
+/// GPU machine's site-packages tree, 19,513 compiled Python files made up
+/// 289 MB of the 875 MB that 64 KiB first reads brought in.
+const SNIFF: usize = 1 << 10;
+
+/// Whether the file's name says it holds binary data: compiled Python,
+/// object code, shared libraries, archives, images, serialized tensors.
+/// Only the size of the first read depends on it, never an answer: a file
+/// so named that is text is read on from there.
+fn named_binary(path: &std::path::Path) -> bool {
+    const EXTENSIONS: &[&str] = &[
+        "pyc", "pyo", "pyd", "so", "o", "a", "dll", "dylib", "exe", "lib", "class", "jar", "whl",
+        "zip", "gz", "xz", "bz2", "zst", "png", "jpg", "jpeg", "gif", "ico", "ttf", "otf", "woff",
+        "woff2", "npy", "npz", "pt", "pth", "onnx", "pb", "mo", "db", "sqlite", "wasm", "bin",
+    ];
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    // `libfoo.so.12`
+    name.contains(".so.")
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e)))
 }
 
 fn read_retrying(file: &mut std::fs::File, buf: &mut [u8]) -> io::Result<usize> {

@@ -259,3 +259,55 @@ gstest!(stdin_binary, |dir: Dir, cmd: TestCommand| {
         cmd.stdout()
     );
 });
+
+// Files whose names say they are binary (`.pyc`, `.so`, `.so.1`) are read
+// with a small first read; the answers are those of any other name: a
+// `.pyc` that is text is searched to its end, a NUL early or late in a
+// `.so` cuts the search where ripgrep cuts it.
+fn binary_names(dir: &Dir) {
+    let mut text = b"fox 1\n".to_vec();
+    text.extend(b"filler\n".repeat(400));
+    text.extend(b"fox 2\n");
+    dir.create_bytes("text.pyc", &text);
+    let mut early = b"fox 1\n".to_vec();
+    early.extend(b"filler\n".repeat(300));
+    early.extend(b"a\x00b\nfox after\n");
+    dir.create_bytes("early.so", &early);
+    dir.create_bytes("first.so", b"fox\n\x00fox\n");
+    let mut late = b"fox first\n".to_vec();
+    late.extend(b"filler\n".repeat(20000));
+    late.extend(b"fox before nul\na\x00b\nfox after\n");
+    dir.create_bytes("late.so.1", &late);
+}
+
+gstest!(binary_names_count, |dir: Dir, cmd: TestCommand| {
+    binary_names(&dir);
+    cmd.args(["-c", "--sort", "path", "fox"]);
+    eqnice!("text.pyc:2\n", cmd.stdout());
+});
+
+gstest!(binary_names_list, |dir: Dir, cmd: TestCommand| {
+    binary_names(&dir);
+    cmd.args(["-l", "--sort", "path", "fox"]);
+    eqnice!("late.so.1\ntext.pyc\n", cmd.stdout());
+});
+
+gstest!(binary_names_lines, |dir: Dir, cmd: TestCommand| {
+    binary_names(&dir);
+    cmd.args(["-n", "--sort", "path", "fox"]);
+    let expected = "\
+late.so.1:1:fox first
+late.so.1: WARNING: stopped searching binary file after match (found \"\\0\" byte around offset 140026)
+text.pyc:1:fox 1
+text.pyc:402:fox 2
+";
+    eqnice!(expected, cmd.stdout());
+});
+
+// --stats counts the bytes searched up to each file's NUL.
+gstest!(binary_names_stats, |dir: Dir, cmd: TestCommand| {
+    binary_names(&dir);
+    cmd.args(["-c", "--stats", "fox"]);
+    let out = cmd.stdout();
+    assert!(out.contains("\n133876 bytes searched\n"), "{out}");
+});
