@@ -305,22 +305,39 @@ impl HashedLiterals {
         let shift = _mm_set_epi64x(0, i64::from(sm.shift));
         let (low6, one) = (_mm512_set1_epi64(63), _mm512_set1_epi64(1));
         let bits = sm.bits.as_ptr().cast::<i64>();
+        // The hit mask of the eight samples of the block at `i`.
+        macro_rules! probe {
+            ($i:expr) => {{
+                // SAFETY: `$i + 64 <= hay.len()`, checked by every caller.
+                let block = unsafe { _mm512_loadu_si512(hay.as_ptr().add($i).cast()) };
+                let w = _mm512_permutexvar_epi8(order, block);
+                let key = _mm512_and_si512(_mm512_or_si512(w, or), mask);
+                let h = _mm512_srl_epi64(_mm512_mullo_epi64(key, mul), shift);
+                // SAFETY: every `h` is below `1 << (64 - shift)`, the bit
+                // set's size in bits, so `h >> 6` indexes one of its words.
+                let words = unsafe { _mm512_i64gather_epi64::<8>(_mm512_srli_epi64::<6>(h), bits) };
+                let mut t = _mm512_srlv_epi64(words, _mm512_and_si512(h, low6));
+                if sm.long_or.is_some() {
+                    let b8 =
+                        _mm512_srli_epi64::<58>(_mm512_mullo_epi64(_mm512_or_si512(w, or8), mul));
+                    t = _mm512_or_si512(t, _mm512_srlv_epi64(words, b8));
+                }
+                _mm512_test_epi64_mask(t, one)
+            }};
+        }
+        let step = 8 * s;
         let mut i = at;
-        while i + 64 <= hay.len() {
-            // SAFETY: `i + 64 <= hay.len()`.
-            let block = unsafe { _mm512_loadu_si512(hay.as_ptr().add(i).cast()) };
-            let w = _mm512_permutexvar_epi8(order, block);
-            let key = _mm512_and_si512(_mm512_or_si512(w, or), mask);
-            let h = _mm512_srl_epi64(_mm512_mullo_epi64(key, mul), shift);
-            // SAFETY: every `h` is below `1 << (64 - shift)`, the bit set's
-            // size in bits, so `h >> 6` indexes one of its words.
-            let words = unsafe { _mm512_i64gather_epi64::<8>(_mm512_srli_epi64::<6>(h), bits) };
-            let mut t = _mm512_srlv_epi64(words, _mm512_and_si512(h, low6));
-            if sm.long_or.is_some() {
-                let b8 = _mm512_srli_epi64::<58>(_mm512_mullo_epi64(_mm512_or_si512(w, or8), mul));
-                t = _mm512_or_si512(t, _mm512_srlv_epi64(words, b8));
-            }
-            let mut hits = _mm512_test_epi64_mask(t, one);
+        if i + 64 > hay.len() {
+            return (i, None);
+        }
+        let mut hits = probe!(i);
+        loop {
+            // The next block's look-ups go out before this block's hits
+            // are branched on: a hit is a branch the CPU cannot predict,
+            // and its misprediction then does not also wait for them.
+            let next = i + step;
+            let more = next + 64 <= hay.len();
+            let next_hits = if more { probe!(next) } else { 0 };
             while hits != 0 {
                 let si = i + hits.trailing_zeros() as usize * s;
                 if let Some(found) = self.after_sample(hay, at, si, s) {
@@ -328,9 +345,12 @@ impl HashedLiterals {
                 }
                 hits &= hits - 1;
             }
-            i += 8 * s;
+            if !more {
+                return (next, None);
+            }
+            i = next;
+            hits = next_hits;
         }
-        (i, None)
     }
 
     /// Steps 1 and 2 at the candidates of sample `i`, which hit.
