@@ -5,9 +5,9 @@
 //! on the file (a thread alone in its table skips both). A tree search
 //! opens, reads and closes each file, and on the GPU machine (16 cores, a
 //! 6.18 kernel) 16 threads reading the 68,841 files of the site-packages
-//! tree took 85 ms, no faster than 8 threads, while 16 processes took
-//! 47-52 ms, as did 16 threads that each called `unshare(CLONE_FILES)`
-//! first (`bench/results/2026-11-24-h100-run10-walk.txt`).
+//! tree took 78-85 ms, no faster than 8 threads, while 16 processes took
+//! 38-52 ms, as did 16 threads that each called `unshare(CLONE_FILES)`
+//! first (`gsearch-bench-reads`; `bench/results/2026-11-24-h100-run10-walk.txt`).
 //!
 //! [`own_table`] gives the calling thread a copy of the table, once. What
 //! a thread opens afterwards exists in its table only, so it must be a
