@@ -169,7 +169,8 @@ fn read_retrying(file: &mut std::fs::File, buf: &mut [u8]) -> io::Result<usize> 
 struct ReadAhead<'a> {
     head: &'a [u8],
     file: &'a mut std::fs::File,
-    /// The file has answered 0 (its end).
+    /// The file has answered 0 (its end), or its bytes read ahead hold a
+    /// NUL the searcher quits at: nothing more is read from it.
     ended: bool,
 }
 
