@@ -98,7 +98,15 @@ fn search_read<M: Matcher, W: WriteColor>(
     thread_local! {
         static BUF: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; HEAD]);
     }
-    let head = if named_binary(path) { SNIFF } else { HEAD };
+    // Quitting at a NUL, the searcher looks at nothing after the first one
+    // (it cuts its buffer there and reads no more). Only then is a small
+    // first read of a binary-named file enough.
+    let quits_at_nul = searcher.binary_detection().quit_byte() == Some(0);
+    let head = if quits_at_nul && named_binary(path) {
+        SNIFF
+    } else {
+        HEAD
+    };
     let mut file = std::fs::File::open(path)?;
     BUF.with(|buf| {
         let mut buf = buf.borrow_mut();
@@ -112,14 +120,12 @@ fn search_read<M: Matcher, W: WriteColor>(
         if ended && !nul {
             return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
         }
-        // Quitting at a NUL, the searcher looks at nothing after the first
-        // one (it cuts its buffer there and reads no more), so when the
-        // bytes read hold one, the rest of the file is not read.
-        let quits = nul && searcher.binary_detection().quit_byte() == Some(0);
+        // Bytes read that hold the NUL the searcher quits at: the rest of
+        // the file is not read.
         let mut rest = ReadAhead {
             head: &buf[..n],
             file: &mut file,
-            ended: ended || quits,
+            ended: ended || (nul && quits_at_nul),
         };
         printer.search(searcher, matcher, path, Input::Reader(&mut rest))
     })
@@ -444,5 +450,21 @@ mod tests {
         assert_eq!(widened(&["-j3", "-F", "-f", list, tree]), None, "-j given");
         assert_eq!(widened(&["-F", "-f", list, list]), None, "one file");
         assert_eq!(widened(&["--sort", "path", "-F", "-f", list, tree]), None);
+    }
+
+    #[test]
+    fn names_that_say_binary() {
+        for name in [
+            "a.pyc",
+            "x/_C.cpython-312.so",
+            "libnccl.so.2",
+            "W.PNG",
+            "m.pt",
+        ] {
+            assert!(named_binary(std::path::Path::new(name)), "{name}");
+        }
+        for name in ["a.py", "so", "README", "x.socket", "notes.txt"] {
+            assert!(!named_binary(std::path::Path::new(name)), "{name}");
+        }
     }
 }
