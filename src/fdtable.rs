@@ -74,4 +74,38 @@ mod tests {
         before.read_to_string(&mut s).unwrap();
         assert_eq!(s, "hello\n");
     }
+
+    /// The table is the thread's own: a descriptor it opens after
+    /// `own_table` does not exist on the main thread. (Descriptor 900 is
+    /// far above what the other tests of this process hold.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_thread_with_its_own_table_opens_outside_the_shared_one() {
+        const FD: i32 = 900;
+        use std::os::fd::AsRawFd;
+        let open_here = || {
+            // SAFETY: F_GETFD reads a flag of a descriptor number; no memory.
+            unsafe { libc::fcntl(FD, libc::F_GETFD) != -1 }
+        };
+        assert!(!open_here());
+        let (opened, seen) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                own_table();
+                let f = std::fs::File::open("/proc/self/stat").unwrap();
+                // SAFETY: duplicates a descriptor this thread holds onto
+                // `FD`, unused here, and closes it below.
+                assert_eq!(unsafe { libc::dup2(f.as_raw_fd(), FD) }, FD);
+                assert!(open_here());
+                opened.wait();
+                seen.wait();
+                // SAFETY: `FD` is this thread's duplicate, closed once.
+                unsafe { libc::close(FD) };
+            });
+            opened.wait();
+            let shared = open_here();
+            seen.wait();
+            assert!(!shared, "the thread's descriptor is in the shared table");
+        });
+    }
 }
