@@ -36,8 +36,10 @@
 //! their first `g` bytes, and each sample tests two bits of one word (its
 //! `g`-byte gram's and its 8 bytes'): in Python text the short grams of
 //! long identifiers (`self`, `_get`) hit one sample in ten, the 8-byte
-//! grams one in three hundred. On Intel CPUs with AVX-512 eight samples
-//! are hashed and looked up at a time ([`HashedLiterals::sample_avx512`]).
+//! grams one in three hundred. On CPUs with AVX-512 eight samples are
+//! hashed and looked up at a time ([`HashedLiterals::sample_avx512`]), and
+//! sixteen with 4-byte grams, in 32-bit lanes and 32-bit words of the bit
+//! set ([`HashedLiterals::sample_avx512_16`]).
 //!
 //! The answer is the same as the naive reference's: every position where
 //! some pattern occurs.
@@ -54,6 +56,44 @@ use super::LiteralSet;
 const NONE: u32 = u32::MAX;
 const MUL: u32 = 0x9E37_79B1;
 const MUL64: u64 = 0x9E37_79B9_7F4A_7C15;
+/// The multipliers of [`Sampler::bit8`]'s two halves.
+const MUL8A: u32 = 0x85EB_CA77;
+const MUL8B: u32 = 0xC2B2_AE3D;
+
+/// The loop of [`HashedLiterals::sample_avx512`] and its sixteen-lane
+/// sibling around their `probe` (a block's hit mask, one bit per sample):
+/// blocks `step` bytes apart while `reach` bytes are left from the block,
+/// the next block's look-ups sent out before this block's hits are
+/// branched on (a hit is a branch the CPU cannot predict, and its
+/// misprediction then does not also wait for them). Evaluates to the
+/// first match and where it was, or where the scalar loop goes on.
+#[cfg(target_arch = "x86_64")]
+macro_rules! sampling_loop {
+    ($self:ident, $hay:ident, $at:ident, $s:ident, $step:expr, $reach:expr, $probe:ident) => {{
+        let mut i = $at;
+        if i + $reach > $hay.len() {
+            return (i, None);
+        }
+        let mut hits = $probe!(i);
+        loop {
+            let next = i + $step;
+            let more = next + $reach <= $hay.len();
+            let next_hits = if more { $probe!(next) } else { 0 };
+            while hits != 0 {
+                let si = i + hits.trailing_zeros() as usize * $s;
+                if let Some(found) = $self.after_sample($hay, $at, si, $s) {
+                    return (si, Some(found));
+                }
+                hits &= hits - 1;
+            }
+            if !more {
+                return (next, None);
+            }
+            i = next;
+            hits = next_hits;
+        }
+    }};
+}
 
 /// See the module documentation.
 pub struct HashedLiterals {
@@ -110,7 +150,7 @@ impl HashedLiterals {
             filter[h >> 6] |= 1 << (h & 63);
         }
 
-        let sampler = Sampler::new(&pats, min_len, set.fold_ascii);
+        let sampler = Sampler::new(&pats, min_len, set.fold_ascii, avx512());
         let prefixes = Prefixes::new(&pats, q, set.fold_ascii);
 
         // Parent links: in sorted order the prefixes of a pattern that are
@@ -198,8 +238,9 @@ impl HashedLiterals {
     /// instructions) or off, whatever the CPU's maker: the tests run both.
     #[cfg(test)]
     fn set_avx512(&mut self, on: bool) {
-        if let Some(sm) = &mut self.sampler {
-            sm.avx512 = on && avx512();
+        if self.sampler.is_some() {
+            // The 8-byte grams' hash depends on the loop.
+            self.sampler = Sampler::new(&self.pats, self.min_len, self.fold, on && avx512());
         }
     }
 
@@ -242,47 +283,74 @@ impl HashedLiterals {
         };
         // Sample `i` stands for the candidates `i - stride + 1 ..= i`, so
         // samples taken in order see the candidates in order, each once.
-        // Fields in locals: the loop is short and would reload them.
-        let (stride, bits, or, mask, shift) =
-            (sm.stride, &sm.bits[..], sm.fold_or, sm.mask, sm.shift);
+        let stride = sm.stride;
         let mut i = at;
         #[cfg(target_arch = "x86_64")]
         if sm.avx512 {
             // SAFETY: `Sampler::new` found the CPU features it enables.
-            let (next, found) = unsafe { self.sample_avx512(sm, hay, at) };
+            let (next, found) = unsafe {
+                if sm.narrow {
+                    self.sample_avx512_16(sm, hay, at)
+                } else {
+                    self.sample_avx512(sm, hay, at)
+                }
+            };
             if found.is_some() {
                 return found;
             }
             i = next;
         }
-        if let Some(or8) = sm.long_or {
-            // Two bits of the short gram's word: the short gram's and the
-            // whole 8 bytes'.
-            while i + 8 <= n {
-                let w = load8(hay, i);
-                let h = (((w | or) & mask).wrapping_mul(MUL64) >> shift) as usize;
-                let b8 = (w | or8).wrapping_mul(MUL64) >> 58;
-                let word = bits[h >> 6];
-                if ((word >> (h & 63)) | (word >> b8)) & 1 != 0
-                    && let Some(found) = self.after_sample(hay, at, i, stride)
-                {
-                    return Some(found);
-                }
-                i += stride;
-            }
-        } else {
-            while i + 8 <= n {
-                let h = (((load8(hay, i) | or) & mask).wrapping_mul(MUL64) >> shift) as usize;
-                if bits[h >> 6] & (1 << (h & 63)) != 0
-                    && let Some(found) = self.after_sample(hay, at, i, stride)
-                {
-                    return Some(found);
-                }
-                i += stride;
-            }
+        // One loop per kind of gram, with their look-ups known at compile
+        // time.
+        let (next, found) = match (sm.narrow, sm.long_or.is_some()) {
+            (true, true) => self.sample_scalar::<true, true>(sm, hay, at, i),
+            (true, false) => self.sample_scalar::<true, false>(sm, hay, at, i),
+            (false, true) => self.sample_scalar::<false, true>(sm, hay, at, i),
+            (false, false) => self.sample_scalar::<false, false>(sm, hay, at, i),
+        };
+        if found.is_some() {
+            return found;
         }
+        let i = next;
         // The candidates no sample stood for: the last few positions.
         self.find_dense(hay, (i + 1).saturating_sub(stride).max(at))
+    }
+
+    /// The sampling loop of [`Self::find_longest`] one sample at a time,
+    /// from sample `i` while 8 bytes are left there: `NARROW` is the
+    /// sampler's field of that name, and `LONG` whether it has `long_or`,
+    /// where the second bit of a long pattern's 8 bytes is tested too.
+    /// Returns the first match found, or where the last few positions begin.
+    fn sample_scalar<const NARROW: bool, const LONG: bool>(
+        &self,
+        sm: &Sampler,
+        hay: &[u8],
+        at: usize,
+        mut i: usize,
+    ) -> (usize, Option<(usize, u32)>) {
+        // Fields in locals: the loop is short and would reload them.
+        let (stride, bits, bits32) = (sm.stride, &sm.bits[..], sm.words32());
+        let or8 = sm.long_or.unwrap_or(0);
+        while i + 8 <= hay.len() {
+            let w = load8(hay, i);
+            let h = gram_slot::<NARROW>(w, sm.fold_or, sm.mask, sm.shift);
+            let word = if NARROW {
+                u64::from(bits32[h >> 5])
+            } else {
+                bits[h >> 6]
+            };
+            let mut t = word >> (h & if NARROW { 31 } else { 63 });
+            if LONG {
+                t |= word >> gram_bit8::<NARROW>(w, or8);
+            }
+            if t & 1 != 0
+                && let Some(found) = self.after_sample(hay, at, i, stride)
+            {
+                return (i, Some(found));
+            }
+            i += stride;
+        }
+        (i, None)
     }
 
     /// The sampling loop of [`Self::find_longest`], eight samples at a
@@ -290,7 +358,8 @@ impl HashedLiterals {
     /// eight 8-byte grams cut out of it by a byte permutation, hashed in
     /// 64-bit lanes, their bit-set words gathered (one gather: the 8-byte
     /// grams' bits are in their short grams' words). Returns the first match
-    /// found, or where the scalar loop goes on.
+    /// found, or where the scalar loop goes on. For grams of more than 4
+    /// bytes; [`Self::sample_avx512_16`] takes 4-byte grams.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vbmi")]
     fn sample_avx512(&self, sm: &Sampler, hay: &[u8], at: usize) -> (usize, Option<(usize, u32)>) {
@@ -318,39 +387,68 @@ impl HashedLiterals {
                 let words = unsafe { _mm512_i64gather_epi64::<8>(_mm512_srli_epi64::<6>(h), bits) };
                 let mut t = _mm512_srlv_epi64(words, _mm512_and_si512(h, low6));
                 if sm.long_or.is_some() {
+                    // `Sampler::bit8` on each lane's 8 bytes.
                     let b8 =
                         _mm512_srli_epi64::<58>(_mm512_mullo_epi64(_mm512_or_si512(w, or8), mul));
                     t = _mm512_or_si512(t, _mm512_srlv_epi64(words, b8));
                 }
-                _mm512_test_epi64_mask(t, one)
+                u32::from(_mm512_test_epi64_mask(t, one))
             }};
         }
-        let step = 8 * s;
-        let mut i = at;
-        if i + 64 > hay.len() {
-            return (i, None);
-        }
-        let mut hits = probe!(i);
-        loop {
-            // The next block's look-ups go out before this block's hits
-            // are branched on: a hit is a branch the CPU cannot predict,
-            // and its misprediction then does not also wait for them.
-            let next = i + step;
-            let more = next + 64 <= hay.len();
-            let next_hits = if more { probe!(next) } else { 0 };
-            while hits != 0 {
-                let si = i + hits.trailing_zeros() as usize * s;
-                if let Some(found) = self.after_sample(hay, at, si, s) {
-                    return (si, Some(found));
+        sampling_loop!(self, hay, at, s, 8 * s, 64, probe)
+    }
+
+    /// [`Self::sample_avx512`] for 4-byte grams, sixteen samples at a time
+    /// in 32-bit lanes: half the multiplications per sample, and one gather
+    /// of sixteen words for two of eight. The 8-byte grams' second halves
+    /// come from a second load, 4 bytes on.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vbmi")]
+    fn sample_avx512_16(
+        &self,
+        sm: &Sampler,
+        hay: &[u8],
+        at: usize,
+    ) -> (usize, Option<(usize, u32)>) {
+        use std::arch::x86_64::*;
+        let s = sm.stride;
+        // SAFETY: an unaligned load of the 64 bytes of `lanes`.
+        let order = unsafe { _mm512_loadu_si512(sm.lanes.as_ptr().cast()) };
+        let or = _mm512_set1_epi32(sm.fold_or as i32);
+        let or8 = _mm512_set1_epi32(sm.long_or.unwrap_or(0) as i32);
+        let mul = _mm512_set1_epi32(MUL as i32);
+        let (mul8a, mul8b) = (
+            _mm512_set1_epi32(MUL8A as i32),
+            _mm512_set1_epi32(MUL8B as i32),
+        );
+        let shift = _mm_set_epi64x(0, i64::from(sm.shift));
+        let (low5, one) = (_mm512_set1_epi32(31), _mm512_set1_epi32(1));
+        let bits = sm.words32().as_ptr().cast::<i32>();
+        // The hit mask of the sixteen samples of the block at `i`.
+        macro_rules! probe {
+            ($i:expr) => {{
+                // SAFETY: `$i + 68 <= hay.len()`, checked by every caller.
+                let block = unsafe { _mm512_loadu_si512(hay.as_ptr().add($i).cast()) };
+                let w = _mm512_permutexvar_epi8(order, block);
+                let h = _mm512_srl_epi32(_mm512_mullo_epi32(_mm512_or_si512(w, or), mul), shift);
+                // SAFETY: every `h` is below `1 << (32 - shift)`, the bit
+                // set's size in bits, so `h >> 5` indexes one of its words.
+                let words = unsafe { _mm512_i32gather_epi32::<4>(_mm512_srli_epi32::<5>(h), bits) };
+                let mut t = _mm512_srlv_epi32(words, _mm512_and_si512(h, low5));
+                if sm.long_or.is_some() {
+                    // SAFETY: as above, 4 bytes on.
+                    let next = unsafe { _mm512_loadu_si512(hay.as_ptr().add($i + 4).cast()) };
+                    let hi = _mm512_permutexvar_epi8(order, next);
+                    let b8 = _mm512_srli_epi32::<27>(_mm512_add_epi32(
+                        _mm512_mullo_epi32(_mm512_or_si512(w, or8), mul8a),
+                        _mm512_mullo_epi32(_mm512_or_si512(hi, or8), mul8b),
+                    ));
+                    t = _mm512_or_si512(t, _mm512_srlv_epi32(words, b8));
                 }
-                hits &= hits - 1;
-            }
-            if !more {
-                return (next, None);
-            }
-            i = next;
-            hits = next_hits;
+                u32::from(_mm512_test_epi32_mask(t, one))
+            }};
         }
+        sampling_loop!(self, hay, at, s, 16 * s, 68, probe)
     }
 
     /// Steps 1 and 2 at the candidates of sample `i`, which hit.
@@ -513,6 +611,12 @@ struct Sampler {
     fold_or: u64,
     /// The low `g` bytes of a little-endian load.
     mask: u64,
+    /// 4-byte grams where the sixteen-lane loop runs: hashed in 32-bit
+    /// arithmetic (`shift` from 32), `bits` read as 32-bit words (see
+    /// [`Self::words32`]) and the 8-byte grams hashed by their 32-bit
+    /// halves, as that loop needs. Otherwise everything in 64 bits, which
+    /// the other loops do with fewer instructions.
+    narrow: bool,
     shift: u32,
     bits: Vec<u64>,
     /// When the patterns with room for 8-byte grams (`stride + 7` bytes
@@ -520,11 +624,14 @@ struct Sampler {
     /// by the 8 bytes' hash, in the word of their first `g` bytes): the
     /// `0x20` bits of case folding for 8 bytes (0 without folding).
     long_or: Option<u64>,
-    /// Whether [`HashedLiterals::sample_avx512`] runs (see [`gathers_fast`]).
+    /// Whether [`HashedLiterals::sample_avx512`] or its sixteen-lane
+    /// sibling runs (see [`avx512`]).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     avx512: bool,
-    /// For that loop: lane `j`'s byte `b` is byte `j * stride + b` of a
-    /// 64-byte block (at most 7 * 8 + 7 = 63: `MAX_STRIDE` is 8).
+    /// For those loops: lane `j`'s byte `b` is byte `j * stride + b` of a
+    /// 64-byte block: eight lanes of 8 bytes (at most 7 * 8 + 7 = 63:
+    /// `MAX_STRIDE` is 8), or with `narrow` sixteen of 4 (at most 15 * 4 +
+    /// 3: 4-byte grams come with strides up to 4).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     lanes: [u8; 64],
 }
@@ -540,7 +647,7 @@ impl Sampler {
     /// `None` when the shortest pattern (`min_len` bytes) leaves no stride
     /// above 1 with grams of [`Self::MIN_GRAM`] bytes, or when the set is
     /// so large that its grams hit too often.
-    fn new(pats: &[Vec<u8>], min_len: usize, fold: bool) -> Option<Sampler> {
+    fn new(pats: &[Vec<u8>], min_len: usize, fold: bool, avx512: bool) -> Option<Sampler> {
         // Measured on Linux source with its own identifiers (6 bytes and
         // more, one core): 100 words 1.0 -> 2.2 GB/s (stride 3), 1,000
         // words 0.96 -> 1.47 GB/s (stride 3; 1.29 at 2), 3,000 words
@@ -582,15 +689,18 @@ impl Sampler {
         // (EPYC: its short grams rarely hit, so the second bit buys
         // little) and 0.64 -> 1.04 (Xeon).
         let split = g < 8 && pats.iter().any(|p| p.len() >= stride + 7);
+        let narrow = g == 4 && avx512;
+        let width = if narrow { 4 } else { 8 };
         let mut sm = Sampler {
             stride,
             fold_or,
             mask,
-            shift: 64 - nbits,
+            narrow,
+            shift: if narrow { 32 } else { 64 } - nbits,
             bits: vec![0u64; (1usize << nbits) / 64],
             long_or: split.then_some(key_mask(8, fold).1),
-            avx512: gathers_fast(),
-            lanes: std::array::from_fn(|k| ((k / 8) * stride + k % 8) as u8),
+            avx512,
+            lanes: std::array::from_fn(|k| ((k / width) * stride + k % width) as u8),
         };
         for p in pats {
             let long = split && p.len() >= stride + 7;
@@ -601,23 +711,77 @@ impl Sampler {
                 let bit = if long {
                     sm.bit8(key8(&p[d..], 8))
                 } else {
-                    h & 63
+                    h as u32 & if narrow { 31 } else { 63 }
                 };
-                sm.bits[h >> 6] |= 1 << bit;
+                if narrow {
+                    sm.words32_mut()[h >> 5] |= 1 << bit;
+                } else {
+                    sm.bits[h >> 6] |= 1 << bit;
+                }
             }
         }
         Some(sm)
     }
 
-    #[inline(always)]
+    /// The bit index of the `g`-byte gram at the start of `word`.
     fn slot(&self, word: u64) -> usize {
-        (((word | self.fold_or) & self.mask).wrapping_mul(MUL64) >> self.shift) as usize
+        if self.narrow {
+            gram_slot::<true>(word, self.fold_or, self.mask, self.shift)
+        } else {
+            gram_slot::<false>(word, self.fold_or, self.mask, self.shift)
+        }
     }
 
     /// The bit of a whole 8-byte gram (`long_or` set) in the word of its
     /// first `g` bytes.
-    fn bit8(&self, word: u64) -> usize {
-        ((word | self.long_or.unwrap_or(0)).wrapping_mul(MUL64) >> 58) as usize
+    fn bit8(&self, word: u64) -> u32 {
+        let or = self.long_or.unwrap_or(0);
+        if self.narrow {
+            gram_bit8::<true>(word, or)
+        } else {
+            gram_bit8::<false>(word, or)
+        }
+    }
+
+    /// `bits` as 32-bit words, as `narrow` samplers read and write them.
+    fn words32(&self) -> &[u32] {
+        // SAFETY: the `u64`s' memory read as twice as many `u32`s: their
+        // alignment divides that of `u64`, every bit pattern is a `u32`,
+        // and the borrow of `self.bits` covers the slice's life.
+        unsafe { std::slice::from_raw_parts(self.bits.as_ptr().cast(), self.bits.len() * 2) }
+    }
+
+    fn words32_mut(&mut self) -> &mut [u32] {
+        // SAFETY: as in `words32`, the borrow unique as that of `self.bits`.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.bits.as_mut_ptr().cast(), self.bits.len() * 2)
+        }
+    }
+}
+
+/// [`Sampler::slot`]: the gram's bytes of `word` (with `or` and `mask`)
+/// hashed in 32-bit arithmetic when `NARROW` (4-byte grams), else 64-bit.
+#[inline(always)]
+fn gram_slot<const NARROW: bool>(word: u64, or: u64, mask: u64, shift: u32) -> usize {
+    let key = (word | or) & mask;
+    if NARROW {
+        ((key as u32).wrapping_mul(MUL) >> shift) as usize
+    } else {
+        (key.wrapping_mul(MUL64) >> shift) as usize
+    }
+}
+
+/// [`Sampler::bit8`]: the 8 bytes (with `or`) hashed to a bit of a word:
+/// with `NARROW` to 5 bits, their two halves in 32-bit arithmetic as the
+/// sixteen-lane loop hashes them, else to 6 bits.
+#[inline(always)]
+fn gram_bit8<const NARROW: bool>(word: u64, or: u64) -> u32 {
+    let w = word | or;
+    if NARROW {
+        let (lo, hi) = (w as u32, (w >> 32) as u32);
+        lo.wrapping_mul(MUL8A).wrapping_add(hi.wrapping_mul(MUL8B)) >> 27
+    } else {
+        (w.wrapping_mul(MUL64) >> 58) as u32
     }
 }
 
@@ -684,7 +848,12 @@ impl Prefixes {
     }
 }
 
-/// Whether the CPU has what [`HashedLiterals::sample_avx512`] needs.
+/// Whether the CPU has what the AVX-512 sampling loops need; they run
+/// wherever it does. One core, 1,000 Python identifiers in Python text (the
+/// sixteen-lane loop): the GPU machine's Xeon 0.44 GB/s scalar, 0.97-0.99
+/// AVX-512; an AMD EPYC (Zen 4) 1.10 scalar, 1.76 AVX-512 (the eight-lane
+/// loop before it: 1.25). Identifiers of 9 bytes and more (the eight-lane
+/// loop), on the EPYC: 1.75 scalar, 1.89 AVX-512.
 fn avx512() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -692,23 +861,6 @@ fn avx512() -> bool {
             && is_x86_feature_detected!("avx512dq")
             && is_x86_feature_detected!("avx512bw")
             && is_x86_feature_detected!("avx512vbmi")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// Whether [`HashedLiterals::sample_avx512`] is the faster loop here: an
-/// Intel CPU with its instructions. One core, the sampler with 8-byte
-/// grams: the GPU machine's Xeon, 1,000 Python identifiers in Python text
-/// 0.51 GB/s scalar, 0.75 GB/s AVX-512 (Linux identifiers in Linux text
-/// 0.53 -> 1.04; samples that never hit 0.68 -> 1.39); an AMD EPYC (Zen
-/// 4), whose gathers are slow, 0.99 scalar, 0.95 AVX-512.
-fn gathers_fast() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let id = std::arch::x86_64::__cpuid(0);
-        let intel = (id.ebx, id.edx, id.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
-        intel && avx512()
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
@@ -1015,7 +1167,7 @@ mod tests {
     fn sampler_strides_and_grams() {
         let of = |n: usize, len: usize| {
             let pats: Vec<Vec<u8>> = (0..n).map(|i| format!("{i:0len$}").into_bytes()).collect();
-            Sampler::new(&pats, len, false).map(|s| (s.stride, s.mask.count_ones() / 8))
+            Sampler::new(&pats, len, false, false).map(|s| (s.stride, s.mask.count_ones() / 8))
         };
         assert_eq!(of(10, 4), None);
         assert_eq!(of(10, 5), Some((2, 4)));
