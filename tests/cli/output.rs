@@ -265,6 +265,35 @@ gstest!(files_without_match_none, |dir: Dir, cmd: TestCommand| {
     cmd.args(["--files-without-match", "o"]).assert_no_match();
 });
 
+// Files left at binary data (walked, so the search quits at the NUL) are
+// listed neither with nor without a match, and get no count line, even
+// with --include-zero; ripgrep 15.2 prints exactly this. Paths go before
+// counts, and after -l, with -0 too.
+gstest!(
+    summaries_skip_files_left_at_binary_data,
+    |dir: Dir, _cmd: TestCommand| {
+        dir.create("a.txt", "hello\n");
+        dir.create("c.txt", "nothing\n");
+        dir.create_bytes("bin.dat", b"abc\0def\n");
+        dir.create_bytes("binmatch.dat", b"hello\0x\n");
+        let run = |args: &[&str]| {
+            dir.command()
+                .args(args)
+                .args(["--sort", "path", "hello"])
+                .stdout()
+        };
+        eqnice!("a.txt\n", run(&["-l"]));
+        eqnice!("c.txt\n", run(&["--files-without-match"]));
+        eqnice!("a.txt:1\nc.txt:0\n", run(&["-c", "--include-zero"]));
+        eqnice!("a.txt:1\n", run(&["--count-matches"]));
+        eqnice!("a.txt\0", run(&["-l", "-0"]));
+        eqnice!(
+            "a.txt\x001\nc.txt\x000\n",
+            run(&["-c", "-0", "--include-zero"])
+        );
+    }
+);
+
 gstest!(files_with_matches_null, |dir: Dir, cmd: TestCommand| {
     two_files(&dir);
     cmd.args(["-l", "-0", "--sort", "path", "fox"]);
