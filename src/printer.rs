@@ -39,42 +39,45 @@ pub struct SummaryPrinter<W> {
     kind: SummaryKind,
     /// Whether paths are printed before counts (`cfg.with_filename`).
     with_path: bool,
-    /// What follows a path: the NUL of `--null`, else `:` before a count
-    /// and the line terminator after a path alone.
+    /// The NUL of `--null`: what follows a path alone in place of the line
+    /// terminator (and a path before a count, see [`PathFirst`]).
     terminator: Option<u8>,
 }
 
 /// The writer under the summary printer: the path set before a search is
-/// written, colored as a path, with what follows it, just before the
-/// printer's first byte (its count line), and not at all when the printer
-/// writes nothing.
+/// written, colored as a path, with what follows it before a count, just
+/// before the printer's first byte (its count line), and not at all when
+/// the printer writes nothing.
 pub struct PathFirst<W> {
     inner: W,
     color: ColorSpec,
     path: Vec<u8>,
-    after: u8,
+    /// The NUL of `--null`, else `:`.
+    after_count: u8,
     pending: bool,
 }
 
 impl<W: WriteColor> PathFirst<W> {
-    /// Writes `path` and `after` now, as grep-printer writes a path.
-    fn write_path(&mut self, path: &[u8], after: u8) -> io::Result<()> {
-        self.inner.set_color(&self.color)?;
-        self.inner.write_all(path)?;
-        self.inner.reset()?;
-        self.inner.write_all(&[after])
-    }
-
     fn write_pending(&mut self) -> io::Result<()> {
-        if self.pending {
-            self.pending = false;
-            let path = std::mem::take(&mut self.path);
-            let r = self.write_path(&path, self.after);
-            self.path = path;
-            r?;
+        if std::mem::take(&mut self.pending) {
+            write_path(&mut self.inner, &self.color, &self.path, self.after_count)?;
         }
         Ok(())
     }
+}
+
+/// Writes `path` colored as a path, then `after`, as grep-printer writes a
+/// path.
+fn write_path(
+    w: &mut impl WriteColor,
+    color: &ColorSpec,
+    path: &[u8],
+    after: u8,
+) -> io::Result<()> {
+    w.set_color(color)?;
+    w.write_all(path)?;
+    w.reset()?;
+    w.write_all(&[after])
 }
 
 impl<W: WriteColor> io::Write for PathFirst<W> {
@@ -187,7 +190,7 @@ impl<W: WriteColor> Printer<W> {
             inner: wtr,
             color: colors.path().clone(),
             path: Vec::new(),
-            after: 0,
+            after_count: terminator.unwrap_or(b':'),
             pending: false,
         };
         // The path kinds as the quiet ones: they quit as early and count
@@ -265,7 +268,6 @@ impl<W: WriteColor> SummaryPrinter<W> {
             let w = self.printer.get_mut();
             w.path.clear();
             w.path.extend_from_slice(bytes);
-            w.after = self.terminator.unwrap_or(b':');
             w.pending = true;
         }
         let mut sink = self.printer.sink(&matcher);
@@ -298,7 +300,7 @@ impl<W: WriteColor> SummaryPrinter<W> {
             let term = self
                 .terminator
                 .unwrap_or(searcher.line_terminator().as_byte());
-            w.write_path(bytes, term)?;
+            write_path(&mut w.inner, &w.color, bytes, term)?;
         }
         Ok(result)
     }
