@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches};
 
 use gsearch::cli::Cli;
-use gsearch::config::Config;
-use gsearch::plan::Plan;
-use gsearch::{choose, messages, run};
+use gsearch::cli::config::Config;
+use gsearch::matcher::plan::Plan;
+use gsearch::search::{choose, cpu as run};
+use gsearch::sys::messages;
 
 fn main() -> ExitCode {
     let status = match try_main() {
@@ -27,16 +28,16 @@ fn main() -> ExitCode {
             if broken_pipe { 0 } else { 2 }
         }
     };
-    if gsearch::opencl::driver_loaded() || gsearch::hybrid::device_detached() {
+    if gsearch::opencl::driver_loaded() || gsearch::search::hybrid::device_detached() {
         end_leaving_driver_teardown(status);
     }
     ExitCode::from(status)
 }
 
 fn try_main() -> anyhow::Result<u8> {
-    gsearch::trace::start();
+    gsearch::sys::trace::start();
     // Memory maps of files that shrink under us are reported, not fatal.
-    gsearch::guard::install();
+    gsearch::sys::guard::install();
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {
@@ -47,7 +48,7 @@ fn try_main() -> anyhow::Result<u8> {
     };
     let cli = Cli::from_arg_matches(&matches)?;
     if let Some(kind) = cli.generate {
-        let text = gsearch::generate::generate(kind)?;
+        let text = gsearch::cli::generate::generate(kind)?;
         std::io::stdout().write_all(&text)?;
         return Ok(0);
     }
@@ -66,26 +67,26 @@ fn try_main() -> anyhow::Result<u8> {
         return Ok(exit_status(any, cfg.quiet));
     }
     if sorted {
-        return gsearch::lookup::run(&cfg);
+        return gsearch::search::lookup::run(&cfg);
     }
     // The regex compiles on its own thread while the device starts.
-    gsearch::trace::mark("flags and pattern files read");
+    gsearch::sys::trace::mark("flags and pattern files read");
     let pending = Plan::start(&cfg);
     let matched = if !cfg.matches_possible() {
         pending.finish()?;
         false
     } else if let Some(path) = hybrid_candidate(&cfg, pending.literals()) {
         let plan = pending.finish()?;
-        gsearch::hybrid::search(&cfg, &plan, &path)?
+        gsearch::search::hybrid::search(&cfg, &plan, &path)?
     } else {
         let engine = choose::engine(&cfg, pending.literals());
-        gsearch::trace::mark("engine chosen");
+        gsearch::sys::trace::mark("engine chosen");
         // A bad pattern is reported before a missing device, as before.
         let plan = pending.finish()?;
-        gsearch::trace::mark("plan finished");
+        gsearch::sys::trace::mark("plan finished");
         match engine? {
             Some(engine) => {
-                let matched = gsearch::offload::search(&cfg, &plan, &engine)?;
+                let matched = gsearch::search::device::search(&cfg, &plan, &engine)?;
                 // Its buffers, queues and context go with the process (see
                 // `end_leaving_driver_teardown`): releasing them one by one
                 // first would only add to the wait.
@@ -95,7 +96,7 @@ fn try_main() -> anyhow::Result<u8> {
             None => run::search_cpu(&cfg, &plan)?,
         }
     };
-    gsearch::trace::mark("search done");
+    gsearch::sys::trace::mark("search done");
     Ok(exit_status(matched, cfg.quiet))
 }
 
@@ -107,8 +108,8 @@ fn hybrid_candidate(
     if cfg.engine != gsearch::cli::EngineArg::Auto {
         return None;
     }
-    let size = gsearch::offload::explicit_bytes(&cfg.paths)?;
-    gsearch::hybrid::suits(cfg, literals, size).then(|| cfg.paths[0].clone())
+    let size = gsearch::search::device::explicit_bytes(&cfg.paths)?;
+    gsearch::search::hybrid::suits(cfg, literals, size).then(|| cfg.paths[0].clone())
 }
 
 /// ripgrep's rule: 0 when something matched (and, unless `-q`, nothing
@@ -135,7 +136,7 @@ fn exit_status(matched: bool, quiet: bool) -> u8 {
 fn end_leaving_driver_teardown(status: u8) -> ! {
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
-    gsearch::trace::mark("ending; the driver's teardown left to a child");
+    gsearch::sys::trace::mark("ending; the driver's teardown left to a child");
     let mut fds = [0; 2];
     // SAFETY: plain system calls on a local array. Between `fork` and
     // `_exit` the child calls only async-signal-safe functions (close,

@@ -7,7 +7,7 @@ use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use ignore::{DirEntry, WalkBuilder};
 
-use crate::config::Config;
+use crate::cli::config::Config;
 use crate::ignore_message;
 
 /// Something to search: a file or standard input.
@@ -136,7 +136,7 @@ pub fn list_files(cfg: &Config) -> anyhow::Result<bool> {
 fn print_paths(cfg: &Config, paths: impl IntoIterator<Item = PathBuf>) -> std::io::Result<bool> {
     let mut printer = grep_printer::PathPrinterBuilder::new()
         .terminator(if cfg.null { b'\x00' } else { b'\n' })
-        .build(crate::run::stdout(cfg));
+        .build(crate::search::cpu::stdout(cfg));
     let mut any = false;
     for path in paths {
         any = true;

@@ -18,6 +18,7 @@
 pub mod cpu;
 pub mod hashed;
 pub mod naive;
+pub mod radix;
 
 use std::fmt;
 

@@ -215,7 +215,7 @@ fn platform_devices(p: &Platform) -> Vec<DeviceInfo> {
         .enumerate()
         .map(|(i, id)| device_info(i, &pname, &vendor, &pver, Device::new(id)))
         .collect();
-    crate::trace::mark(&format!("devices of {pname} listed"));
+    crate::sys::trace::mark(&format!("devices of {pname} listed"));
     devs
 }
 
@@ -235,7 +235,7 @@ fn devices(first_gpu: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
     }
     DRIVER_LOADED.store(true, Ordering::Release);
     let platforms = get_platforms().map_err(|_| DiscoveryError::NoDevice)?;
-    crate::trace::mark("OpenCL platforms listed");
+    crate::sys::trace::mark("OpenCL platforms listed");
     // (Listing the platforms starts every driver: that is where the time
     // goes, 30-300 ms on the H100 machine, ~30 ms when another process has
     // the GPU open; their devices take ~10 ms more.)

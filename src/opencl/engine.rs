@@ -76,10 +76,10 @@ impl EngineOptions {
         if let Ok(k) = std::env::var("GSEARCH_KERNEL") {
             o.kernel = KernelKind::parse(&k);
         }
-        if let Some(b) = crate::env_count("GSEARCH_BATCH_BYTES") {
+        if let Some(b) = crate::sys::env_count("GSEARCH_BATCH_BYTES") {
             o.batch_bytes = b;
         }
-        if let Some(n) = crate::env_count("GSEARCH_SLOTS") {
+        if let Some(n) = crate::sys::env_count("GSEARCH_SLOTS") {
             o.slots = n;
         }
         o.fault = Fault::from_env();
@@ -165,7 +165,7 @@ impl OpenClEngine {
             None => KernelKind::choose(&patterns),
         };
         let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
-        crate::trace::mark("device selected");
+        crate::sys::trace::mark("device selected");
         if Fault::hits_any_batch(opts.fault, super::fault::FaultKind::SlowStart) {
             std::thread::sleep(std::time::Duration::from_secs(3));
         }
@@ -200,7 +200,7 @@ impl OpenClEngine {
             });
             (cpu, gpu)
         });
-        crate::trace::mark("device engine ready (CPU fallback built)");
+        crate::sys::trace::mark("device engine ready (CPU fallback built)");
         let cpu = cpu?;
         init.total = t0.elapsed();
         let engine = OpenClEngine {

@@ -257,7 +257,7 @@ impl Gpu {
         let exec_q = make_queue(&context).map_err(cl("creating a command queue"))?;
         let read_q = make_queue(&context).map_err(cl("creating a command queue"))?;
         let t_ctx = t0.elapsed();
-        crate::trace::mark("context and queues");
+        crate::sys::trace::mark("context and queues");
 
         let t1 = Instant::now();
         let wg = prev_pow2(
@@ -294,7 +294,7 @@ impl Gpu {
             (searched, line_prog)
         });
         let (built, kernel, count_kernel, wg, args) = searched?;
-        crate::trace::mark("program built, pattern tables uploaded");
+        crate::sys::trace::mark("program built, pattern tables uploaded");
         let init = InitStats {
             context: t_ctx,
             build: t1.elapsed(),
@@ -408,7 +408,7 @@ impl Gpu {
             self.slots.push(slot);
         }
         self.slot_bytes = bytes;
-        crate::trace::mark("pinned staging slots allocated");
+        crate::sys::trace::mark("pinned staging slots allocated");
         Ok(())
     }
 
@@ -806,7 +806,7 @@ impl Gpu {
             v
         };
         let t = Instant::now();
-        let offs = crate::radix::sorted_distinct(raw);
+        let offs = crate::engine::radix::sorted_distinct(raw);
         st.collect += t.elapsed();
         Ok(Some(offs))
     }

@@ -272,7 +272,7 @@ impl OpenClEngine {
                 self.fail(&mut st, e);
             }
         }
-        crate::trace::mark("stream: slots ready");
+        crate::sys::trace::mark("stream: slots ready");
         if line_mode && self.device_ok(&st) {
             let cache = &self.opts.cache;
             let r = st
@@ -285,12 +285,12 @@ impl OpenClEngine {
             }
         }
 
-        crate::trace::mark("stream: line program ready");
+        crate::sys::trace::mark("stream: line program ready");
         self.run(&mut st, cap, nslots, src, sink, line_mode, &mut stats);
         stats.device_failure = self.device_failure();
         stats.wall = t_wall.elapsed();
-        crate::trace::mark("stream done");
-        if crate::trace::enabled() {
+        crate::sys::trace::mark("stream done");
+        if crate::sys::trace::enabled() {
             eprint!("{}", stats.summary());
         }
         stats

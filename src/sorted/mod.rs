@@ -90,7 +90,7 @@ pub struct SortedOptions {
     /// With [`DeviceChoice::Auto`], the fewest keys for which the device is
     /// used (starting OpenCL costs ~0.3 s).
     pub auto_min_keys: usize,
-    /// Threads that search (0: [`crate::cores`]).
+    /// Threads that search (0: [`crate::sys::cores`]).
     pub threads: usize,
     /// Fewest keys a thread's chunk gets (fewer keys: fewer threads).
     pub min_chunk_keys: usize,
@@ -100,7 +100,7 @@ impl SortedOptions {
     fn split(&self) -> Split {
         Split {
             threads: if self.threads == 0 {
-                crate::cores()
+                crate::sys::cores()
             } else {
                 self.threads
             },
@@ -325,7 +325,7 @@ pub fn run_with_report<K: AsRef<[u8]>>(
     {
         return Err(SortedError::Io {
             path: path.to_path_buf(),
-            err: crate::guard::shrank_error(),
+            err: crate::sys::guard::shrank_error(),
         });
     }
     Ok(report)
@@ -402,7 +402,7 @@ fn merge_sorted<'k>(a: &[Keyed<'k>], b: &[Keyed<'k>], fold: bool) -> Vec<Keyed<'
 /// special files).
 enum FileData {
     Empty,
-    Map(crate::guard::GuardedMap),
+    Map(crate::sys::guard::GuardedMap),
     Owned(Vec<u8>),
 }
 
@@ -421,7 +421,7 @@ impl FileData {
             // the bytes (we would report "not sorted" or print what is there,
             // as grep tools do); a truncation reads zeros and is reported
             // after the lookup instead of killing the process.
-            if let Ok(Some(m)) = crate::guard::GuardedMap::map(&file) {
+            if let Ok(Some(m)) = crate::sys::guard::GuardedMap::map(&file) {
                 return Ok(FileData::Map(m));
             }
         }

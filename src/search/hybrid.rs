@@ -19,13 +19,13 @@ use std::time::Instant;
 
 use grep_matcher::Matcher;
 
-use crate::config::Config;
+use crate::cli::config::Config;
 use crate::engine::{LiteralSet, MatchSet};
-use crate::offsets::OffsetMatcher;
+use crate::matcher::offsets::OffsetMatcher;
+use crate::matcher::plan::Plan;
 use crate::opencl::{BatchSource, DeviceSelector, OpenClEngine};
-use crate::plan::Plan;
-use crate::printer::{Input, Printer, SearchResult};
-use crate::run::{binary_detection, keeps_stats, searcher, stdout};
+use crate::output::printer::{Input, Printer, SearchResult};
+use crate::search::cpu::{binary_detection, keeps_stats, searcher, stdout};
 use crate::walk::Haystack;
 
 /// Bytes per chunk: what one CPU thread searches between two claims, and
@@ -36,7 +36,7 @@ const CHUNK_DEFAULT: usize = 32 << 20;
 /// small chunks so that lines and matches cross chunk boundaries).
 fn chunk() -> usize {
     static C: OnceLock<usize> = OnceLock::new();
-    *C.get_or_init(|| crate::env_count("GSEARCH_HYBRID_CHUNK").unwrap_or(CHUNK_DEFAULT))
+    *C.get_or_init(|| crate::sys::env_count("GSEARCH_HYBRID_CHUNK").unwrap_or(CHUNK_DEFAULT))
 }
 
 /// Whether this search suits the hybrid path.
@@ -46,15 +46,15 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         // and come back as every occurrence, while the device engine alone
         // returns distinct numbered lines (H100, 8 GB: 100,000 words 6.4 s
         // here vs 3.0 s on the device engine; 1,000 words 1.02 vs 0.96 s).
-        .is_some_and(|s| s.patterns.len() < crate::plan::HASHED_MIN_PATTERNS)
+        .is_some_and(|s| s.patterns.len() < crate::matcher::plan::HASHED_MIN_PATTERNS)
         && cfg.paths.len() == 1
         && !cfg.quiet
         // `--verify` checks the device's answers file by file (offload.rs).
         && !cfg.verify
         && cfg.max_count.is_none()
         && !cfg.lists_files()
-        && crate::run::uses_mmap(cfg)
-        && size >= crate::choose::auto_min_bytes()
+        && crate::search::cpu::uses_mmap(cfg)
+        && size >= crate::search::choose::auto_min_bytes()
 }
 
 /// State the CPU threads and the device thread share. The device thread
@@ -143,9 +143,9 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         explicit: true,
         stdin: false,
     };
-    let map = match crate::guard::GuardedMap::map(&file) {
+    let map = match crate::sys::guard::GuardedMap::map(&file) {
         Ok(Some(m)) => m,
-        _ => return crate::run::search_cpu(cfg, plan),
+        _ => return crate::search::cpu::search_cpu(cfg, plan),
     };
     let data: &[u8] = &map;
     let nchunks = data.len().div_ceil(chunk());
@@ -161,7 +161,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         device_note: Mutex::new(Vec::new()),
     });
     let set = plan.literals.clone().expect("suits() checked");
-    let threads = crate::cores();
+    let threads = crate::sys::cores();
 
     let device = {
         let (shared, file, sel) = (Arc::clone(&shared), Arc::clone(&file), selector(cfg));
@@ -174,7 +174,9 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         // Once the device runs, its feeder copies chunks into staging
         // buffers with `fill_threads` threads; that many CPU workers step
         // back so the copies are not starved of cores.
-        let keep = threads.saturating_sub(crate::fill::fill_threads()).max(1);
+        let keep = threads
+            .saturating_sub(crate::pipeline::fill::fill_threads())
+            .max(1);
         for w in 0..threads {
             let (shared, file, map) = (&*shared, &*file, &map);
             s.spawn(move || {
@@ -251,10 +253,10 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             &hay.path,
             Input::Slice(data),
         )
-    } else if let Some(r) = crate::linefast::try_print(
+    } else if let Some(r) = crate::output::plain::try_print(
         cfg,
         &hay.path,
-        crate::linefast::Text {
+        crate::output::plain::Text {
             data,
             map: Some(&map),
             matcher: plan.line_matcher(),
@@ -270,7 +272,11 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         printer.search(&mut srch, m, &hay.path, Input::Slice(data))
     };
     if map.faulted() {
-        crate::err_message!("{}: {}", hay.path.display(), crate::guard::shrank_error());
+        crate::err_message!(
+            "{}: {}",
+            hay.path.display(),
+            crate::sys::guard::shrank_error()
+        );
     }
     let result = match result {
         Ok(r) => r,
@@ -295,7 +301,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         if let Ok(n) = shared.device_note.lock() {
             report.extend(n.iter().cloned());
         }
-        crate::run::finish(cfg, true, Some(&stats), started, printer.get_mut(), &report)?;
+        crate::search::cpu::finish(cfg, true, Some(&stats), started, printer.get_mut(), &report)?;
     }
     Ok(result.has_match)
 }
@@ -369,7 +375,7 @@ fn read_mode_pread() -> bool {
 fn chunk_lines(data: &[u8], i: usize) -> (usize, usize) {
     let first = (i * chunk()).min(data.len());
     let a = memchr::memrchr(b'\n', &data[..first]).map_or(0, |k| k + 1);
-    let b = crate::lines::next_line_start(data, ((i + 1) * chunk()).min(data.len()));
+    let b = crate::pipeline::lines::next_line_start(data, ((i + 1) * chunk()).min(data.len()));
     (a, b)
 }
 
@@ -414,7 +420,7 @@ fn cpu_chunk_pread<M: Matcher>(
         has_nul |= memchr::memchr(0, lines).is_some();
         let first = (i * chunk()) as u64;
         out.extend(
-            crate::lines::matching_line_starts(lines, matcher)
+            crate::pipeline::lines::matching_line_starts(lines, matcher)
                 .into_iter()
                 .map(|ls| ((base + ls) as u64).max(first)),
         );
@@ -435,7 +441,7 @@ fn cpu_chunk_pread<M: Matcher>(
 fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool) {
     let (a, b) = chunk_lines(data, i);
     let seg = &data[a..b];
-    let hits = crate::lines::matching_line_starts(seg, matcher);
+    let hits = crate::pipeline::lines::matching_line_starts(seg, matcher);
     let first = (i * chunk()) as u64;
     (
         hits.into_iter()
@@ -471,7 +477,7 @@ impl BatchSource for Feeder<'_> {
         let owned = chunk().min(self.size - from);
         let want = (owned + self.overlap).min(self.size - from);
         let (n, err, has_nul) =
-            crate::fill::pread_parallel(self.file, &mut buf[..want], from as u64);
+            crate::pipeline::fill::pread_parallel(self.file, &mut buf[..want], from as u64);
         // A short read means the file shrank: the bytes that were read are
         // searched, and the host's final pass reports the change.
         let _ = err;

@@ -19,13 +19,13 @@ use crossbeam_channel::Receiver;
 use grep_printer::Stats;
 use grep_searcher::Searcher;
 
-use crate::config::{Config, OutputMode};
+use crate::cli::config::{Config, OutputMode};
 use crate::err_message;
-use crate::offsets::OffsetMatcher;
+use crate::matcher::offsets::OffsetMatcher;
+use crate::matcher::plan::Plan;
 use crate::opencl::{BatchLines, BatchResult, BatchSource, OpenClEngine, StageStats};
-use crate::plan::Plan;
-use crate::printer::{Input, Printer, SearchResult};
-use crate::run::{self, binary_detection, buffer_writer, keeps_stats};
+use crate::output::printer::{Input, Printer, SearchResult};
+use crate::search::cpu::{self, binary_detection, buffer_writer, keeps_stats};
 use crate::walk::{self, Haystack};
 
 /// One file (or stdin) in a batch, or one chunk of a file too big for one.
@@ -127,7 +127,7 @@ impl Source {
         let overlap = self.overlap.min(buf.len() / 2);
         let big = self.big.as_mut().expect("a big file is open");
         let from = big.next;
-        let (n, err, has_nul) = crate::fill::pread_parallel(&big.file, buf, from);
+        let (n, err, has_nul) = crate::pipeline::fill::pread_parallel(&big.file, buf, from);
         let cut = self.cut.load(Ordering::Acquire) == big.no;
         let last = n < buf.len() || err.is_some() || cut;
         let owned = if last { n } else { n - overlap };
@@ -207,7 +207,7 @@ impl BatchSource for Source {
             if start > 0 {
                 buf[used] = b'\n';
             }
-            let (n, err) = crate::fill::read_full(&file, &mut buf[start..]);
+            let (n, err) = crate::pipeline::fill::read_full(&file, &mut buf[start..]);
             let grew = n == buf.len() - start;
             if grew && err.is_none() {
                 // The file grew past the space left: read it in chunks.
@@ -363,7 +363,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         ));
     }
     let mut buf = fin.bufwtr.buffer();
-    run::finish(
+    cpu::finish(
         cfg,
         searched,
         fin.stats.as_ref(),
@@ -373,7 +373,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
     )?;
     let _ = fin.bufwtr.print(&buf);
     if fin.verify_failed {
-        crate::messages::set_errored();
+        crate::sys::messages::set_errored();
     }
     Ok(fin.matched)
 }
@@ -420,7 +420,7 @@ impl<'a> Finisher<'a> {
             plan,
             bufwtr,
             printer,
-            searcher: run::searcher(cfg),
+            searcher: cpu::searcher(cfg),
             stats: keeps_stats(cfg).then(Stats::new),
             matched: false,
             stop: false,
@@ -501,7 +501,7 @@ impl<'a> Finisher<'a> {
         self.big.has_nul |= p.has_nul;
         self.big.len = c.file_offset + data.len() as u64;
         if c.file_offset == 0 {
-            self.big.bom = !crate::linefast::plain_text(data);
+            self.big.bom = !crate::output::plain::plain_text(data);
             self.big.numbered = true;
         }
     }
@@ -559,7 +559,7 @@ impl<'a> Finisher<'a> {
             return;
         }
         if p.hay.stdin || p.cpu {
-            let r = run::search_haystack(
+            let r = cpu::search_haystack(
                 self.cfg,
                 &mut self.searcher,
                 &mut self.printer,
@@ -590,7 +590,7 @@ impl<'a> Finisher<'a> {
     /// the chunks stream by, holding no offsets and mapping nothing.
     fn streams_count(&self) -> bool {
         self.plan.exact_lines
-            && crate::linefast::count_eligible(self.cfg)
+            && crate::output::plain::count_eligible(self.cfg)
             && self.cfg.mode == OutputMode::Count
             && !self.cfg.stats
             && !self.cfg.verify
@@ -647,7 +647,7 @@ impl<'a> Finisher<'a> {
             .set_binary_detection(binary_detection(self.cfg, hay.explicit));
         if has_nul {
             // Exactly what the CPU engine would do with these bytes.
-            let input = if crate::run::uses_mmap(self.cfg) {
+            let input = if crate::search::cpu::uses_mmap(self.cfg) {
                 Input::Slice(data)
             } else {
                 Input::Reader(&mut &data[..])
@@ -689,7 +689,7 @@ impl<'a> Finisher<'a> {
                 self.counted_files += 1;
             }
             let mut out = Vec::new();
-            crate::linefast::write_count(self.cfg, &hay.path, big.lines, &mut out);
+            crate::output::plain::write_count(self.cfg, &hay.path, big.lines, &mut out);
             self.printer.get_mut().write_all(&out)?;
             return Ok(SearchResult {
                 has_match: big.lines > 0,
@@ -698,7 +698,7 @@ impl<'a> Finisher<'a> {
         }
         // The map is made under the SIGBUS guard (see guard.rs for the
         // SAFETY reasoning): a file that shrinks now is reported, not fatal.
-        let map = crate::guard::GuardedMap::map(&file).ok().flatten();
+        let map = crate::sys::guard::GuardedMap::map(&file).ok().flatten();
         let owned;
         let data: &[u8] = match &map {
             Some(m) => m,
@@ -722,14 +722,14 @@ impl<'a> Finisher<'a> {
             .then(|| {
                 // Counts or numbered lines by every core, no single-threaded
                 // rescan of the file.
-                let text = crate::linefast::Text {
+                let text = crate::output::plain::Text {
                     data,
                     map: map.as_ref(),
                     matcher: self.plan.line_matcher(),
                     confirm: !self.plan.exact_lines,
                 };
                 let w = self.printer.get_mut();
-                crate::linefast::try_print(self.cfg, &hay.path, text, &big.offsets, w)
+                crate::output::plain::try_print(self.cfg, &hay.path, text, &big.offsets, w)
             })
             .flatten()
         {
@@ -738,7 +738,7 @@ impl<'a> Finisher<'a> {
             self.finish_bytes(hay, data, &big.offsets, big.has_nul)
         };
         if map.as_ref().is_some_and(|m| m.faulted()) {
-            return Err(crate::guard::shrank_error());
+            return Err(crate::sys::guard::shrank_error());
         }
         r
     }
@@ -751,7 +751,7 @@ impl<'a> Finisher<'a> {
         &mut self,
         hay: &Haystack,
         data: &[u8],
-        map: Option<&crate::guard::GuardedMap>,
+        map: Option<&crate::sys::guard::GuardedMap>,
         big: &BigOffsets,
     ) -> Option<io::Result<SearchResult>> {
         let usable = big.numbered
@@ -759,14 +759,14 @@ impl<'a> Finisher<'a> {
             && !big.has_nul
             && !big.bom
             && !self.cfg.verify
-            && crate::linefast::plain_text(data);
+            && crate::output::plain::plain_text(data);
         // With context, the device lines must be exactly the matching lines.
-        let context = crate::linefast::context_eligible(self.cfg) && self.plan.exact_lines;
-        if !usable || !(context || crate::linefast::eligible(self.cfg)) {
+        let context = crate::output::plain::context_eligible(self.cfg) && self.plan.exact_lines;
+        if !usable || !(context || crate::output::plain::eligible(self.cfg)) {
             return None;
         }
         self.numbered_files += 1;
-        let text = crate::linefast::Text {
+        let text = crate::output::plain::Text {
             data,
             map,
             matcher: self.plan.line_matcher(),
@@ -775,9 +775,9 @@ impl<'a> Finisher<'a> {
         let w = self.printer.get_mut();
         let (cfg, path) = (self.cfg, &hay.path);
         let r = if context {
-            crate::linefast::print_context(cfg, path, text, &big.offsets, &big.numbers, w)
+            crate::output::plain::print_context(cfg, path, text, &big.offsets, &big.numbers, w)
         } else {
-            crate::linefast::print_numbered(cfg, path, text, &big.offsets, &big.numbers, w)
+            crate::output::plain::print_numbered(cfg, path, text, &big.offsets, &big.numbers, w)
         };
         Some(r.map(|has_match| SearchResult {
             has_match,
@@ -789,7 +789,7 @@ impl<'a> Finisher<'a> {
     fn verify(&mut self, hay: &Haystack, data: &[u8], device: Option<&SearchResult>) {
         let device_out = self.printer.get_mut().as_slice().to_vec();
         let mut cpu = Printer::new_unseparated(self.cfg, self.bufwtr.buffer());
-        let mut searcher = run::searcher(self.cfg);
+        let mut searcher = cpu::searcher(self.cfg);
         searcher.set_binary_detection(binary_detection(self.cfg, hay.explicit));
         let r = cpu.search(
             &mut searcher,

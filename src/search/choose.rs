@@ -7,10 +7,10 @@
 use anyhow::bail;
 
 use crate::cli::EngineArg;
-use crate::config::Config;
+use crate::cli::config::Config;
 use crate::engine::LiteralSet;
-use crate::offload::explicit_bytes;
 use crate::opencl::{DeviceSelector, OpenClEngine};
+use crate::search::device::explicit_bytes;
 
 /// Input size from which `auto` starts a GPU: about what ripgrep searches
 /// in the time OpenCL takes to start.

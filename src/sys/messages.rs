@@ -37,8 +37,8 @@ pub fn eprint_locked(args: std::fmt::Arguments<'_>) {
 #[macro_export]
 macro_rules! err_message {
     ($($tt:tt)*) => {{
-        $crate::messages::set_errored();
-        $crate::messages::eprint_locked(format_args!($($tt)*));
+        $crate::sys::messages::set_errored();
+        $crate::sys::messages::eprint_locked(format_args!($($tt)*));
     }};
 }
 
@@ -47,6 +47,6 @@ macro_rules! err_message {
 #[macro_export]
 macro_rules! ignore_message {
     ($($tt:tt)*) => {{
-        $crate::messages::eprint_locked(format_args!($($tt)*));
+        $crate::sys::messages::eprint_locked(format_args!($($tt)*));
     }};
 }

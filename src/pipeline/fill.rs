@@ -19,7 +19,7 @@ const PIECE: usize = 4 << 20;
 /// Threads that fill staging buffers: up to 8 (`GSEARCH_FILL_THREADS`
 /// overrides, for benchmarks).
 pub(crate) fn fill_threads() -> usize {
-    crate::env_count("GSEARCH_FILL_THREADS").unwrap_or_else(|| crate::cores().min(8))
+    crate::sys::env_count("GSEARCH_FILL_THREADS").unwrap_or_else(|| crate::sys::cores().min(8))
 }
 
 /// What one piece's reader answers: the piece's index, the bytes read, the

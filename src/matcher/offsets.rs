@@ -1,7 +1,7 @@
 //! A matcher that answers "where is the next candidate line" from offsets an
 //! engine already found, and delegates everything else (confirming a line,
 //! finding match bounds for `-o`, colors, `--column`) to the exact matcher
-//! (the plan's [`LineMatcher`](crate::linematcher::LineMatcher)).
+//! (the plan's [`LineMatcher`](crate::matcher::line::LineMatcher)).
 //!
 //! This is ripgrep's `find_candidate_line` hook: the searcher skips straight
 //! to the next offset instead of scanning the text, so the host's work is
@@ -9,7 +9,7 @@
 
 use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
 
-use crate::linematcher::LineMatcher;
+use crate::matcher::line::LineMatcher;
 
 /// Candidate lines from precomputed offsets into one slice.
 pub struct OffsetMatcher<'a, M> {
@@ -24,7 +24,11 @@ pub struct OffsetMatcher<'a, M> {
 impl<'a> OffsetMatcher<'a, LineMatcher<'a>> {
     /// Candidate or confirmed offsets, as the plan allows: occurrences of
     /// an exact literal set mark exactly the matching lines.
-    pub fn for_plan(plan: &'a crate::plan::Plan, slice: &'a [u8], offsets: &'a [u64]) -> Self {
+    pub fn for_plan(
+        plan: &'a crate::matcher::plan::Plan,
+        slice: &'a [u8],
+        offsets: &'a [u64],
+    ) -> Self {
         OffsetMatcher {
             confirmed: plan.exact_lines,
             ..OffsetMatcher::new(plan.line_matcher(), slice, offsets)

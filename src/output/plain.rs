@@ -17,9 +17,9 @@ use std::path::Path;
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcher;
 
-use crate::config::{Config, OutputMode};
-use crate::guard::GuardedMap;
-use crate::linematcher::LineMatcher;
+use crate::cli::config::{Config, OutputMode};
+use crate::matcher::line::LineMatcher;
+use crate::sys::guard::GuardedMap;
 
 /// Bytes of the file handled per round (bounds the output held in memory).
 const WINDOW: usize = 256 << 20;
@@ -99,15 +99,15 @@ pub fn print<W: Write>(
     map: Option<&GuardedMap>,
     wtr: &mut W,
 ) -> io::Result<bool> {
-    let threads = crate::cores();
+    let threads = crate::sys::cores();
     let prefix = path_prefix(cfg, path);
     let mut line_base = 1u64;
     let mut any = false;
     let mut next = 0usize;
     let mut w0 = 0usize;
     while w0 < data.len() {
-        let w1 = crate::lines::next_line_start(data, (w0 + WINDOW).min(data.len()));
-        let bounds = crate::lines::split(data, w0, w1, threads);
+        let w1 = crate::pipeline::lines::next_line_start(data, (w0 + WINDOW).min(data.len()));
+        let bounds = crate::pipeline::lines::split(data, w0, w1, threads);
         let (counts, bufs) = window(data, &bounds, &starts[next..], confirm, &prefix, line_base);
         for b in &bufs {
             any |= !b.is_empty();
@@ -241,7 +241,7 @@ pub fn print_numbered<W: Write>(
     numbers: &[u64],
     wtr: &mut W,
 ) -> io::Result<bool> {
-    let threads = crate::cores();
+    let threads = crate::sys::cores();
     let prefix = path_prefix(cfg, path);
     let mut any = false;
     for (offs, nums) in offsets
@@ -457,7 +457,7 @@ pub fn try_print<W: Write>(
     text: Text<'_>,
     offsets: &[u64],
     wtr: &mut W,
-) -> Option<io::Result<crate::printer::SearchResult>> {
+) -> Option<io::Result<crate::output::printer::SearchResult>> {
     if !plain_text(text.data) {
         return None;
     }
@@ -476,10 +476,12 @@ pub fn try_print<W: Write>(
         text.map,
         wtr,
     );
-    Some(printed.map(|has_match| crate::printer::SearchResult {
-        has_match,
-        stats: None,
-    }))
+    Some(
+        printed.map(|has_match| crate::output::printer::SearchResult {
+            has_match,
+            stats: None,
+        }),
+    )
 }
 
 /// Whether the output is a plain per-file count of matching lines or of
@@ -503,9 +505,9 @@ pub fn print_count<W: Write>(
     text: Text<'_>,
     offsets: &[u64],
     wtr: &mut W,
-) -> io::Result<crate::printer::SearchResult> {
+) -> io::Result<crate::output::printer::SearchResult> {
     let started = std::time::Instant::now();
-    let threads = crate::cores();
+    let threads = crate::sys::cores();
     let per = offsets.len().div_ceil(threads).max(1 << 12);
     let matches = cfg.stats || cfg.mode == OutputMode::CountMatches;
     let parts: Vec<Tally> = std::thread::scope(|s| {
@@ -550,7 +552,7 @@ pub fn print_count<W: Write>(
         st.add_matches(found);
         st
     });
-    Ok(crate::printer::SearchResult {
+    Ok(crate::output::printer::SearchResult {
         has_match: lines > 0,
         stats,
     })
@@ -642,8 +644,8 @@ pub fn write_count(cfg: &Config, path: &Path, count: u64, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::cli::Cli;
-    use crate::config::Config;
-    use crate::printer::{Input, Printer};
+    use crate::cli::config::Config;
+    use crate::output::printer::{Input, Printer};
     use clap::Parser;
 
     fn config(args: &[&str]) -> Config {
@@ -653,9 +655,9 @@ mod tests {
     }
 
     /// ripgrep's printer on the same bytes.
-    fn reference(cfg: &Config, plan: &crate::plan::Plan, data: &[u8]) -> Vec<u8> {
+    fn reference(cfg: &Config, plan: &crate::matcher::plan::Plan, data: &[u8]) -> Vec<u8> {
         let mut printer = Printer::new(cfg, termcolor::NoColor::new(Vec::new()));
-        let mut searcher = crate::run::searcher(cfg);
+        let mut searcher = crate::search::cpu::searcher(cfg);
         printer
             .search(
                 &mut searcher,
@@ -690,13 +692,14 @@ mod tests {
         ] {
             let cfg = config(args);
             assert!(eligible(&cfg));
-            let plan = crate::plan::Plan::new(&cfg).unwrap();
+            let plan = crate::matcher::plan::Plan::new(&cfg).unwrap();
             for len in [0, 1, 7, 500, 20_000] {
                 let mut data = text(seed + len as u64, len);
                 if seed % 2 == 0 {
                     data.extend_from_slice(b"foo at the end");
                 }
-                let lines = crate::bigfile::matching_lines(&data, plan.matcher.get(), 3, None);
+                let lines =
+                    crate::search::bigfile::matching_lines(&data, plan.matcher.get(), 3, None);
                 let mut got = Vec::new();
                 print(
                     &cfg,
@@ -736,10 +739,11 @@ mod tests {
     fn numbered_lines_equal_counted_ones() {
         for args in [&["-n", "foo", "f"][..], &["-n", "-H", "ba", "f"][..]] {
             let cfg = config(args);
-            let plan = crate::plan::Plan::new(&cfg).unwrap();
+            let plan = crate::matcher::plan::Plan::new(&cfg).unwrap();
             for len in [0, 1, 7, 500, 20_000] {
                 let data = text(len as u64, len);
-                let lines = crate::bigfile::matching_lines(&data, plan.matcher.get(), 3, None);
+                let lines =
+                    crate::search::bigfile::matching_lines(&data, plan.matcher.get(), 3, None);
                 let numbers: Vec<u64> = lines
                     .starts
                     .iter()
@@ -768,7 +772,7 @@ mod tests {
         let mut out = Vec::new();
         print(&cfg, Path::new("f"), &data, &bad, None, None, &mut out).unwrap();
         let ccfg = config(&["-c", "foo", "f"]);
-        let plan = crate::plan::Plan::new(&ccfg).unwrap();
+        let plan = crate::matcher::plan::Plan::new(&ccfg).unwrap();
         let text = Text {
             data: &data,
             map: None,

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use grep_printer::Stats;
 
-use crate::config::{Config, OutputMode};
+use crate::cli::config::{Config, OutputMode};
 
 /// Prints the statistics block.
 pub fn print<W: Write>(

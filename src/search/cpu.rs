@@ -14,10 +14,10 @@ use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
 use ignore::WalkState;
 use termcolor::WriteColor;
 
-use crate::config::{BinaryMode, Config, OutputMode};
+use crate::cli::config::{BinaryMode, Config, OutputMode};
 use crate::err_message;
-use crate::plan::{Plan, Shape};
-use crate::printer::{Input, Printer, SearchResult};
+use crate::matcher::plan::{Plan, Shape};
+use crate::output::printer::{Input, Printer, SearchResult};
 use crate::walk::{self, Haystack};
 
 /// Builds the line searcher as ripgrep does.
@@ -110,7 +110,7 @@ fn search_read<M: Matcher, W: WriteColor>(
     let mut file = std::fs::File::open(path)?;
     BUF.with(|buf| {
         let mut buf = buf.borrow_mut();
-        let (n, err) = crate::fill::read_full(&file, &mut buf[..head]);
+        let (n, err) = crate::pipeline::fill::read_full(&file, &mut buf[..head]);
         if let Some(e) = err {
             return Err(e);
         }
@@ -212,11 +212,11 @@ fn search_mapped<M: Matcher, W: WriteColor>(
     path: &std::path::Path,
 ) -> io::Result<SearchResult> {
     let mut file = std::fs::File::open(path)?;
-    match crate::guard::GuardedMap::map(&file) {
+    match crate::sys::guard::GuardedMap::map(&file) {
         Ok(Some(map)) => {
             let r = printer.search(searcher, matcher, path, Input::Slice(&map))?;
             if map.faulted() {
-                return Err(crate::guard::shrank_error());
+                return Err(crate::sys::guard::shrank_error());
             }
             Ok(r)
         }
@@ -262,7 +262,7 @@ pub fn search_cpu(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
 /// 16 cores, the site-packages tree with 1,000 words took 240 ms on 12
 /// threads and 195 ms on 16; with one literal, 106 and 103 ms.
 fn widened_threads(cfg: &Config, plan: &Plan) -> Option<usize> {
-    widened_to(cfg, plan, crate::cores())
+    widened_to(cfg, plan, crate::sys::cores())
 }
 
 fn widened_to(cfg: &Config, plan: &Plan, cores: usize) -> Option<usize> {
@@ -280,7 +280,7 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
     let walker = walk::walk_builder(cfg)?.build();
     for hay in walker.filter_map(|r| walk::haystack(r, cfg.implicit_path)) {
         searched = true;
-        let big = crate::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
+        let big = crate::search::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
         split_files += usize::from(big.is_some());
         let result = match big.unwrap_or_else(|| {
             search_haystack(cfg, &mut searcher, &mut printer, plan.line_matcher(), &hay)
@@ -327,7 +327,7 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
             };
             // Here, about to open a file, the walker holds nothing open for
             // this thread (see `fdtable`).
-            crate::fdtable::own_table();
+            crate::sys::fdtable::own_table();
             searched.store(true, Ordering::SeqCst);
             printer.get_mut().clear();
             let result = match search_haystack(
@@ -383,7 +383,7 @@ fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
         format!("patterns: {}", plan.describe()),
     ];
     if split_files > 0 {
-        let cores = crate::cores();
+        let cores = crate::sys::cores();
         v.push(format!(
             "{split_files} big file(s) split at line boundaries across {cores} threads"
         ));
@@ -417,7 +417,7 @@ pub fn finish<W: io::Write>(
         );
     }
     if let Some(stats) = stats {
-        let _ = crate::stats::print(cfg, stats, started, engine, wtr);
+        let _ = crate::output::stats::print(cfg, stats, started, engine, wtr);
     }
     Ok(())
 }

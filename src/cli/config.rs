@@ -79,7 +79,7 @@ pub struct Config {
     pub sort_path: bool,
     pub threads: usize,
     /// `threads` is ripgrep's default (no `-j`, several files), which a
-    /// CPU-bound matcher may widen to every core (`run::search_cpu`).
+    /// CPU-bound matcher may widen to every core (`cpu::search_cpu`).
     pub threads_default: bool,
     pub binary: BinaryMode,
     /// Files are searched through memory maps (decided once, as ripgrep
@@ -166,7 +166,7 @@ impl Config {
         } else {
             match cli.threads {
                 Some(n) if n > 0 => n,
-                _ => crate::cores().min(12),
+                _ => crate::sys::cores().min(12),
             }
         };
         let use_mmap = if cli.no_mmap {

@@ -12,12 +12,12 @@ use std::io;
 use grep_searcher::Searcher;
 use termcolor::WriteColor;
 
-use crate::config::Config;
-use crate::guard::GuardedMap;
-use crate::offsets::OffsetMatcher;
-use crate::plan::Plan;
-use crate::printer::{Input, Printer, SearchResult};
-use crate::run::binary_detection;
+use crate::cli::config::Config;
+use crate::matcher::offsets::OffsetMatcher;
+use crate::matcher::plan::Plan;
+use crate::output::printer::{Input, Printer, SearchResult};
+use crate::search::cpu::binary_detection;
+use crate::sys::guard::GuardedMap;
 use crate::walk::Haystack;
 
 /// Files from this size up are split across threads.
@@ -32,11 +32,11 @@ pub fn search<W: WriteColor>(
     plan: &Plan,
     hay: &Haystack,
 ) -> Option<io::Result<SearchResult>> {
-    let threads = crate::cores();
+    let threads = crate::sys::cores();
     let first_match_is_enough = cfg.quiet || cfg.max_count.is_some() || cfg.lists_files();
     // The map decides first: a tree is searched without maps, and its
     // files are then spared a `stat` each.
-    if hay.stdin || threads < 2 || first_match_is_enough || !crate::run::uses_mmap(cfg) {
+    if hay.stdin || threads < 2 || first_match_is_enough || !crate::search::cpu::uses_mmap(cfg) {
         return None;
     }
     let meta = std::fs::metadata(&hay.path).ok()?;
@@ -45,18 +45,19 @@ pub fn search<W: WriteColor>(
     }
     let file = std::fs::File::open(&hay.path).ok()?;
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
-    let map = crate::guard::GuardedMap::map(&file).ok().flatten()?;
+    let map = crate::sys::guard::GuardedMap::map(&file).ok().flatten()?;
     let lines = matching_lines(&map, &plan.line_matcher(), threads, Some(&map));
     if lines.has_nul {
         return None;
     }
-    let text = crate::linefast::Text {
+    let text = crate::output::plain::Text {
         data: &map,
         map: Some(&map),
         matcher: plan.line_matcher(),
         confirm: false,
     };
-    let fast = crate::linefast::try_print(cfg, &hay.path, text, &lines.starts, printer.get_mut());
+    let fast =
+        crate::output::plain::try_print(cfg, &hay.path, text, &lines.starts, printer.get_mut());
     let result = if let Some(r) = fast {
         r
     } else {
@@ -65,7 +66,7 @@ pub fn search<W: WriteColor>(
         printer.search(searcher, m, &hay.path, Input::Slice(&map))
     };
     if map.faulted() {
-        return Some(Err(crate::guard::shrank_error()));
+        return Some(Err(crate::sys::guard::shrank_error()));
     }
     Some(result)
 }
@@ -92,7 +93,7 @@ pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
     threads: usize,
     map: Option<&GuardedMap>,
 ) -> Lines {
-    let bounds = crate::lines::split(data, 0, data.len(), threads);
+    let bounds = crate::pipeline::lines::split(data, 0, data.len(), threads);
     let parts: Vec<(Vec<u64>, bool)> = std::thread::scope(|s| {
         let handles: Vec<_> = bounds
             .windows(2)
@@ -102,11 +103,13 @@ pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
                     let (mut starts, mut nul) = (Vec::new(), false);
                     let mut from = a;
                     while from < b {
-                        let to = crate::lines::next_line_start(data, (from + PIECE).min(b)).min(b);
+                        let to =
+                            crate::pipeline::lines::next_line_start(data, (from + PIECE).min(b))
+                                .min(b);
                         let seg = &data[from..to];
                         nul |= memchr::memchr(0, seg).is_some();
                         starts.extend(
-                            crate::lines::matching_line_starts(seg, matcher)
+                            crate::pipeline::lines::matching_line_starts(seg, matcher)
                                 .into_iter()
                                 .map(|o| (from + o) as u64),
                         );
@@ -178,22 +181,22 @@ mod tests {
         assert_eq!(kept.starts, released.starts);
         assert!(!kept.starts.is_empty());
         let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-c", "needle", "f"]);
-        let cfg = crate::config::Config::from_cli(cli).unwrap();
+        let cfg = crate::cli::config::Config::from_cli(cli).unwrap();
         let path = std::path::Path::new("f");
-        let plan = crate::plan::Plan::new(&cfg).unwrap();
+        let plan = crate::matcher::plan::Plan::new(&cfg).unwrap();
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        let plain = crate::linefast::Text {
+        let plain = crate::output::plain::Text {
             data: &map,
             map: None,
             matcher: plan.line_matcher(),
             confirm: false,
         };
-        let releasing = crate::linefast::Text {
+        let releasing = crate::output::plain::Text {
             map: Some(&map),
             ..plain
         };
-        crate::linefast::print_count(&cfg, path, plain, &kept.starts, &mut a).unwrap();
-        crate::linefast::print_count(&cfg, path, releasing, &kept.starts, &mut b).unwrap();
+        crate::output::plain::print_count(&cfg, path, plain, &kept.starts, &mut a).unwrap();
+        crate::output::plain::print_count(&cfg, path, releasing, &kept.starts, &mut b).unwrap();
         assert_eq!(a, b);
         assert_eq!(a, format!("{}\n", kept.starts.len()).into_bytes());
     }

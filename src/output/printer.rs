@@ -22,7 +22,7 @@ use grep_printer::{
 use grep_searcher::{Searcher, Sink};
 use termcolor::{ColorSpec, HyperlinkSpec, WriteColor};
 
-use crate::config::{Config, OutputMode};
+use crate::cli::config::{Config, OutputMode};
 
 /// One of ripgrep's three printers.
 pub enum Printer<W> {

@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::bail;
 
 use crate::cli::EngineArg;
-use crate::config::{Config, OutputMode};
+use crate::cli::config::{Config, OutputMode};
 use crate::sorted::{self, DeviceChoice, SortedError, SortedOptions};
 
 /// Runs a lookup and returns grep's exit status.
@@ -45,7 +45,7 @@ pub fn run(cfg: &Config) -> anyhow::Result<u8> {
         }
     };
     for w in &report.warnings {
-        crate::messages::eprint_locked(format_args!("warning: {w}"));
+        crate::sys::messages::eprint_locked(format_args!("warning: {w}"));
     }
     if cfg.stats {
         writeln!(

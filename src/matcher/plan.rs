@@ -13,10 +13,10 @@ use regex_syntax::ast::{self, Ast};
 use regex_syntax::hir::Hir;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
-use crate::config::{BinaryMode, Boundary, CaseMode, Config};
+use crate::cli::config::{BinaryMode, Boundary, CaseMode, Config};
 use crate::engine::LiteralSet;
 use crate::engine::hashed::HashedLiterals;
-use crate::linematcher::LineMatcher;
+use crate::matcher::line::LineMatcher;
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 

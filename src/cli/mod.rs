@@ -1,0 +1,8 @@
+//! The command line: the clap definition ([`args`]), its validation into
+//! a [`config::Config`], and `--generate` (man page and completions).
+
+mod args;
+pub mod config;
+pub mod generate;
+
+pub use args::*;

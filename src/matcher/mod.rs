@@ -1,0 +1,8 @@
+//! What to look for: the pattern [`plan::Plan`] compiled once per run,
+//! the [`line::LineMatcher`] CPU searches use, and the
+//! [`offsets::OffsetMatcher`] that turns an engine's offsets into ripgrep's
+//! candidate lines.
+
+pub mod line;
+pub mod offsets;
+pub mod plan;

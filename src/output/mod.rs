@@ -1,0 +1,7 @@
+//! Writing answers: ripgrep's printers as ripgrep configures them
+//! ([`printer`]), the parallel plain-text writer for big files ([`plain`]),
+//! and `--stats` ([`stats`]).
+
+pub mod plain;
+pub mod printer;
+pub mod stats;

@@ -1,0 +1,11 @@
+//! The search drivers: which engine runs ([`choose`]), the CPU loops over
+//! files ([`cpu`]), one big file on every core ([`bigfile`]), the device
+//! loop ([`device`]), the CPU and the device on one file ([`hybrid`]), and
+//! `--sorted` lookups ([`lookup`]).
+
+pub mod bigfile;
+pub mod choose;
+pub mod cpu;
+pub mod device;
+pub mod hybrid;
+pub mod lookup;
