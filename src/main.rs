@@ -108,7 +108,7 @@ fn hybrid_candidate(
     if cfg.engine != gsearch::cli::EngineArg::Auto {
         return None;
     }
-    let size = gsearch::search::device::explicit_bytes(&cfg.paths)?;
+    let size = gsearch::walk::explicit_bytes(&cfg.paths)?;
     gsearch::search::hybrid::suits(cfg, literals, size).then(|| cfg.paths[0].clone())
 }
 

@@ -136,7 +136,7 @@ pub fn list_files(cfg: &Config) -> anyhow::Result<bool> {
 fn print_paths(cfg: &Config, paths: impl IntoIterator<Item = PathBuf>) -> std::io::Result<bool> {
     let mut printer = grep_printer::PathPrinterBuilder::new()
         .terminator(if cfg.null { b'\x00' } else { b'\n' })
-        .build(crate::search::cpu::stdout(cfg));
+        .build(crate::output::writer::stdout(cfg));
     let mut any = false;
     for path in paths {
         any = true;
@@ -170,4 +170,18 @@ fn list_files_parallel(cfg: &Config) -> anyhow::Result<bool> {
         drop(tx);
         Ok(print.join().expect("the path printer does not panic")?)
     })
+}
+
+/// The total size of the paths given when every one is a regular file
+/// (`None` otherwise): the input size `auto` weighs.
+pub fn explicit_bytes(paths: &[PathBuf]) -> Option<u64> {
+    let mut total = 0;
+    for p in paths {
+        let m = std::fs::metadata(p).ok()?;
+        if !m.is_file() {
+            return None;
+        }
+        total += m.len();
+    }
+    Some(total)
 }

@@ -43,10 +43,10 @@ impl CpuLiteralEngine {
     }
 
     /// The engine a device engine falls back to: the hashed finder for
-    /// sets of [`HASHED_MIN_PATTERNS`](crate::matcher::plan::HASHED_MIN_PATTERNS) or
+    /// sets of [`HASHED_MIN_PATTERNS`](crate::engine::hashed::HASHED_MIN_PATTERNS) or
     /// more, else as [`Self::new`].
     pub fn fallback(set: &LiteralSet) -> Result<CpuLiteralEngine, EngineError> {
-        if set.patterns.len() >= crate::matcher::plan::HASHED_MIN_PATTERNS
+        if set.patterns.len() >= crate::engine::hashed::HASHED_MIN_PATTERNS
             && let Some(h) = HashedLiterals::new(set)
         {
             return Ok(CpuLiteralEngine {

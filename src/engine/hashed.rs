@@ -53,6 +53,10 @@ use std::cmp::Ordering;
 
 use super::LiteralSet;
 
+/// From this many patterns of an exact literal set, CPU searches find lines
+/// with [`HashedLiterals`] rather than the regex's Aho-Corasick automaton.
+pub const HASHED_MIN_PATTERNS: usize = 100;
+
 const NONE: u32 = u32::MAX;
 const MUL: u32 = 0x9E37_79B1;
 const MUL64: u64 = 0x9E37_79B9_7F4A_7C15;

@@ -14,7 +14,7 @@ use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
 use grep_regex::{RegexCaptures, RegexMatcher};
 
 use crate::engine::hashed::HashedLiterals;
-use crate::matcher::plan::Regex;
+use crate::matcher::regex::Regex;
 
 /// See the module documentation.
 #[derive(Clone, Copy)]

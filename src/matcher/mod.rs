@@ -6,3 +6,5 @@
 pub mod line;
 pub mod offsets;
 pub mod plan;
+pub mod regex;
+pub mod searcher;

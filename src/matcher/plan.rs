@@ -15,10 +15,10 @@ use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 use crate::cli::config::{BinaryMode, Boundary, CaseMode, Config};
 use crate::engine::LiteralSet;
-use crate::engine::hashed::HashedLiterals;
+use crate::engine::hashed::{HASHED_MIN_PATTERNS, HashedLiterals};
 use crate::matcher::line::LineMatcher;
-use std::sync::{Mutex, OnceLock};
-use std::thread::JoinHandle;
+use crate::matcher::regex::Background;
+pub use crate::matcher::regex::Regex;
 
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
@@ -41,10 +41,6 @@ pub enum Shape {
     Regex,
 }
 
-/// From this many patterns of an exact literal set, CPU searches find lines
-/// with [`HashedLiterals`] rather than the regex's Aho-Corasick automaton.
-pub const HASHED_MIN_PATTERNS: usize = 100;
-
 /// The compiled patterns.
 pub struct Plan {
     /// The exact matcher; see [`Regex`].
@@ -57,89 +53,6 @@ pub struct Plan {
     pub exact_lines: bool,
     /// The CPU finder for a large exact literal set (see `engine::hashed`).
     pub hashed: Option<HashedLiterals>,
-}
-
-/// The plan's regex, compiled on its own thread. Searches wait for it
-/// only where they use it: a big literal set that the hashed finder answers
-/// by itself (every pattern its own literal, case-sensitive) needs it for
-/// captures and `--verify` alone, and its automaton of 100,000 words takes
-/// most of a second to build.
-pub struct Regex {
-    cell: OnceLock<RegexMatcher>,
-    pending: Mutex<Option<Background<anyhow::Result<RegexMatcher>>>>,
-}
-
-/// A value being built on its own thread (or already built on the calling
-/// thread, when no thread could be started).
-enum Background<T> {
-    Thread(JoinHandle<T>),
-    Done(T),
-}
-
-impl<T: Send + 'static> Background<T> {
-    /// `work` on a thread named `name`; `inline` on this thread if no
-    /// thread can be started (it computes the same from borrowed inputs,
-    /// since `work` is gone with the failed spawn).
-    fn spawn(
-        name: &str,
-        work: impl FnOnce() -> T + Send + 'static,
-        inline: impl FnOnce() -> T,
-    ) -> Background<T> {
-        match std::thread::Builder::new().name(name.into()).spawn(work) {
-            Ok(h) => Background::Thread(h),
-            Err(_) => Background::Done(inline()),
-        }
-    }
-
-    fn join(self) -> anyhow::Result<T> {
-        match self {
-            Background::Done(v) => Ok(v),
-            Background::Thread(h) => h
-                .join()
-                .map_err(|_| anyhow::anyhow!("a plan-building thread failed")),
-        }
-    }
-}
-
-impl Regex {
-    fn new(c: Background<anyhow::Result<RegexMatcher>>) -> Regex {
-        Regex {
-            cell: OnceLock::new(),
-            pending: Mutex::new(Some(c)),
-        }
-    }
-
-    /// Waits for the compiler thread; its error, if compiling failed.
-    fn wait(&self) -> anyhow::Result<()> {
-        let pending = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        let Some(pending) = pending else {
-            return Ok(());
-        };
-        let m = pending.join()??;
-        let _ = self.cell.set(m);
-        Ok(())
-    }
-
-    /// The matcher, waiting for it if need be. A regex left compiling past
-    /// [`PendingPlan::finish`] is an alternation of plain case-sensitive
-    /// literals, which regex-automata builds as a literal searcher without
-    /// the size-limited automata, so it cannot fail; were it to, the error
-    /// is reported and the process ends with status 2, as for a bad
-    /// pattern.
-    pub fn get(&self) -> &RegexMatcher {
-        if let Some(m) = self.cell.get() {
-            return m;
-        }
-        if let Err(e) = self.wait() {
-            crate::err_message!("{e}");
-            std::process::exit(2);
-        }
-        self.cell.get().expect("the regex was compiled")
-    }
 }
 
 /// A [`Plan`] whose regex is still being compiled on another thread: a
@@ -644,7 +557,7 @@ mod tests {
         let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-F", "-f", list, "f"]);
         let cfg = Config::from_cli(cli).unwrap();
         let plan = Plan::start(&cfg).finish().unwrap();
-        assert!(plan.matcher.cell.get().is_none(), "not waited for");
+        assert!(!plan.matcher.is_compiled(), "not waited for");
         let hay = b"a w17x b w299x w3";
         let fast = plan.line_matcher().find(hay).unwrap();
         assert_eq!(fast, plan.matcher.get().find(hay).unwrap());
@@ -653,7 +566,7 @@ mod tests {
         let cli =
             <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-i", "-F", "-f", list, "f"]);
         let plan = Plan::new(&Config::from_cli(cli).unwrap()).unwrap();
-        assert!(plan.matcher.cell.get().is_some(), "waited for");
+        assert!(plan.matcher.is_compiled(), "waited for");
     }
 
     #[test]

@@ -5,3 +5,4 @@
 pub mod plain;
 pub mod printer;
 pub mod stats;
+pub mod writer;

@@ -657,7 +657,7 @@ mod tests {
     /// ripgrep's printer on the same bytes.
     fn reference(cfg: &Config, plan: &crate::matcher::plan::Plan, data: &[u8]) -> Vec<u8> {
         let mut printer = Printer::new(cfg, termcolor::NoColor::new(Vec::new()));
-        let mut searcher = crate::search::cpu::searcher(cfg);
+        let mut searcher = crate::matcher::searcher::searcher(cfg);
         printer
             .search(
                 &mut searcher,
@@ -699,7 +699,7 @@ mod tests {
                     data.extend_from_slice(b"foo at the end");
                 }
                 let lines =
-                    crate::search::bigfile::matching_lines(&data, plan.matcher.get(), 3, None);
+                    crate::pipeline::lines::matching_lines(&data, plan.matcher.get(), 3, None);
                 let mut got = Vec::new();
                 print(
                     &cfg,
@@ -743,7 +743,7 @@ mod tests {
             for len in [0, 1, 7, 500, 20_000] {
                 let data = text(len as u64, len);
                 let lines =
-                    crate::search::bigfile::matching_lines(&data, plan.matcher.get(), 3, None);
+                    crate::pipeline::lines::matching_lines(&data, plan.matcher.get(), 3, None);
                 let numbers: Vec<u64> = lines
                     .starts
                     .iter()

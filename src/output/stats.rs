@@ -8,6 +8,7 @@ use std::time::Instant;
 use grep_printer::Stats;
 
 use crate::cli::config::{Config, OutputMode};
+use crate::err_message;
 
 /// Prints the statistics block.
 pub fn print<W: Write>(
@@ -47,6 +48,31 @@ pub fn print<W: Write>(
     )?;
     for line in engine {
         writeln!(wtr, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Whether statistics are kept (`--stats`, and always for `--json`).
+pub fn keeps_stats(cfg: &Config) -> bool {
+    cfg.stats || cfg.mode == OutputMode::Json
+}
+
+/// End-of-run duties: the "nothing searched" warning and `--stats`.
+pub fn finish<W: io::Write>(
+    cfg: &Config,
+    searched: bool,
+    stats: Option<&Stats>,
+    started: Instant,
+    wtr: &mut W,
+    engine: &[String],
+) -> io::Result<()> {
+    if cfg.implicit_path && !searched {
+        err_message!(
+            "No files were searched, which means gsearch probably applied a filter you didn't expect.\nRunning with -uuu searches hidden, ignored and binary files too."
+        );
+    }
+    if let Some(stats) = stats {
+        let _ = print(cfg, stats, started, engine, wtr);
     }
     Ok(())
 }

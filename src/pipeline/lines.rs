@@ -4,6 +4,8 @@
 
 use grep_matcher::Matcher;
 
+use crate::sys::guard::GuardedMap;
+
 /// The first line start at or after `at` (or the end of `data`).
 pub fn next_line_start(data: &[u8], at: usize) -> usize {
     if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
@@ -56,6 +58,71 @@ pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize>
         p = end;
     }
     out
+}
+
+/// Bytes a thread searches before releasing their pages.
+pub const PIECE: usize = 32 << 20;
+
+/// What the threads found.
+pub struct Lines {
+    /// Start offsets of the matching lines, ascending.
+    pub starts: Vec<u64>,
+    /// A NUL byte was seen (binary detection must then run as usual).
+    pub has_nul: bool,
+}
+
+/// Finds the start of every line of `data` that `matcher` matches, with
+/// `threads` threads. With `map` (the map `data` is), each thread releases
+/// the pages it has searched every [`PIECE`] bytes (see
+/// [`GuardedMap::release`]), so the resident set stays near
+/// `threads * PIECE` however big the file.
+pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
+    data: &[u8],
+    matcher: &M,
+    threads: usize,
+    map: Option<&GuardedMap>,
+) -> Lines {
+    let bounds = split(data, 0, data.len(), threads);
+    let parts: Vec<(Vec<u64>, bool)> = std::thread::scope(|s| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (w[0], w[1]);
+                s.spawn(move || {
+                    let (mut starts, mut nul) = (Vec::new(), false);
+                    let mut from = a;
+                    while from < b {
+                        let to = next_line_start(data, (from + PIECE).min(b)).min(b);
+                        let seg = &data[from..to];
+                        nul |= memchr::memchr(0, seg).is_some();
+                        starts.extend(
+                            matching_line_starts(seg, matcher)
+                                .into_iter()
+                                .map(|o| (from + o) as u64),
+                        );
+                        if let Some(m) = map {
+                            m.release(from..to);
+                        }
+                        from = to;
+                    }
+                    (starts, nul)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("search thread"))
+            .collect()
+    });
+    let mut lines = Lines {
+        starts: Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum()),
+        has_nul: false,
+    };
+    for (starts, nul) in parts {
+        lines.starts.extend(starts);
+        lines.has_nul |= nul;
+    }
+    lines
 }
 
 #[cfg(test)]

@@ -15,9 +15,9 @@ use termcolor::WriteColor;
 use crate::cli::config::Config;
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
+use crate::matcher::searcher::binary_detection;
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::search::cpu::binary_detection;
-use crate::sys::guard::GuardedMap;
+use crate::pipeline::lines::matching_lines;
 use crate::walk::Haystack;
 
 /// Files from this size up are split across threads.
@@ -36,7 +36,7 @@ pub fn search<W: WriteColor>(
     let first_match_is_enough = cfg.quiet || cfg.max_count.is_some() || cfg.lists_files();
     // The map decides first: a tree is searched without maps, and its
     // files are then spared a `stat` each.
-    if hay.stdin || threads < 2 || first_match_is_enough || !crate::search::cpu::uses_mmap(cfg) {
+    if hay.stdin || threads < 2 || first_match_is_enough || !cfg.use_mmap {
         return None;
     }
     let meta = std::fs::metadata(&hay.path).ok()?;
@@ -71,76 +71,11 @@ pub fn search<W: WriteColor>(
     Some(result)
 }
 
-/// Bytes a thread searches before releasing their pages.
-const PIECE: usize = 32 << 20;
-
-/// What the threads found.
-pub struct Lines {
-    /// Start offsets of the matching lines, ascending.
-    pub starts: Vec<u64>,
-    /// A NUL byte was seen (binary detection must then run as usual).
-    pub has_nul: bool,
-}
-
-/// Finds the start of every line of `data` that `matcher` matches, with
-/// `threads` threads. With `map` (the map `data` is), each thread releases
-/// the pages it has searched every [`PIECE`] bytes (see
-/// [`GuardedMap::release`]), so the resident set stays near
-/// `threads * PIECE` however big the file.
-pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
-    data: &[u8],
-    matcher: &M,
-    threads: usize,
-    map: Option<&GuardedMap>,
-) -> Lines {
-    let bounds = crate::pipeline::lines::split(data, 0, data.len(), threads);
-    let parts: Vec<(Vec<u64>, bool)> = std::thread::scope(|s| {
-        let handles: Vec<_> = bounds
-            .windows(2)
-            .map(|w| {
-                let (a, b) = (w[0], w[1]);
-                s.spawn(move || {
-                    let (mut starts, mut nul) = (Vec::new(), false);
-                    let mut from = a;
-                    while from < b {
-                        let to =
-                            crate::pipeline::lines::next_line_start(data, (from + PIECE).min(b))
-                                .min(b);
-                        let seg = &data[from..to];
-                        nul |= memchr::memchr(0, seg).is_some();
-                        starts.extend(
-                            crate::pipeline::lines::matching_line_starts(seg, matcher)
-                                .into_iter()
-                                .map(|o| (from + o) as u64),
-                        );
-                        if let Some(m) = map {
-                            m.release(from..to);
-                        }
-                        from = to;
-                    }
-                    (starts, nul)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("search thread"))
-            .collect()
-    });
-    let mut lines = Lines {
-        starts: Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum()),
-        has_nul: false,
-    };
-    for (starts, nul) in parts {
-        lines.starts.extend(starts);
-        lines.has_nul |= nul;
-    }
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::lines::PIECE;
+    use crate::sys::guard::GuardedMap;
     use grep_matcher::Matcher;
 
     fn reference(data: &[u8], m: &grep_regex::RegexMatcher) -> Vec<u64> {

@@ -10,7 +10,7 @@ use crate::cli::EngineArg;
 use crate::cli::config::Config;
 use crate::engine::LiteralSet;
 use crate::opencl::{DeviceSelector, OpenClEngine};
-use crate::search::device::explicit_bytes;
+use crate::walk::explicit_bytes;
 
 /// Input size from which `auto` starts a GPU: about what ripgrep searches
 /// in the time OpenCL takes to start.

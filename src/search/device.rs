@@ -10,7 +10,6 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -23,9 +22,12 @@ use crate::cli::config::{Config, OutputMode};
 use crate::err_message;
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
+use crate::matcher::searcher::{binary_detection, searcher};
 use crate::opencl::{BatchLines, BatchResult, BatchSource, OpenClEngine, StageStats};
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::search::cpu::{self, binary_detection, buffer_writer, keeps_stats};
+use crate::output::stats::{finish, keeps_stats};
+use crate::output::writer::buffer_writer;
+use crate::search::haystack::search_haystack;
 use crate::walk::{self, Haystack};
 
 /// One file (or stdin) in a batch, or one chunk of a file too big for one.
@@ -363,7 +365,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         ));
     }
     let mut buf = fin.bufwtr.buffer();
-    cpu::finish(
+    finish(
         cfg,
         searched,
         fin.stats.as_ref(),
@@ -420,7 +422,7 @@ impl<'a> Finisher<'a> {
             plan,
             bufwtr,
             printer,
-            searcher: cpu::searcher(cfg),
+            searcher: searcher(cfg),
             stats: keeps_stats(cfg).then(Stats::new),
             matched: false,
             stop: false,
@@ -559,7 +561,7 @@ impl<'a> Finisher<'a> {
             return;
         }
         if p.hay.stdin || p.cpu {
-            let r = cpu::search_haystack(
+            let r = search_haystack(
                 self.cfg,
                 &mut self.searcher,
                 &mut self.printer,
@@ -647,7 +649,7 @@ impl<'a> Finisher<'a> {
             .set_binary_detection(binary_detection(self.cfg, hay.explicit));
         if has_nul {
             // Exactly what the CPU engine would do with these bytes.
-            let input = if crate::search::cpu::uses_mmap(self.cfg) {
+            let input = if self.cfg.use_mmap {
                 Input::Slice(data)
             } else {
                 Input::Reader(&mut &data[..])
@@ -789,7 +791,7 @@ impl<'a> Finisher<'a> {
     fn verify(&mut self, hay: &Haystack, data: &[u8], device: Option<&SearchResult>) {
         let device_out = self.printer.get_mut().as_slice().to_vec();
         let mut cpu = Printer::new_unseparated(self.cfg, self.bufwtr.buffer());
-        let mut searcher = cpu::searcher(self.cfg);
+        let mut searcher = searcher(self.cfg);
         searcher.set_binary_detection(binary_detection(self.cfg, hay.explicit));
         let r = cpu.search(
             &mut searcher,
@@ -856,17 +858,4 @@ impl<'a> Finisher<'a> {
             self.stop = true;
         }
     }
-}
-
-/// The paths given, for the size estimate `auto` uses.
-pub fn explicit_bytes(paths: &[PathBuf]) -> Option<u64> {
-    let mut total = 0;
-    for p in paths {
-        let m = std::fs::metadata(p).ok()?;
-        if !m.is_file() {
-            return None;
-        }
-        total += m.len();
-    }
-    Some(total)
 }

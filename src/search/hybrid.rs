@@ -23,9 +23,11 @@ use crate::cli::config::Config;
 use crate::engine::{LiteralSet, MatchSet};
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
+use crate::matcher::searcher::{binary_detection, searcher};
 use crate::opencl::{BatchSource, DeviceSelector, OpenClEngine};
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::search::cpu::{binary_detection, keeps_stats, searcher, stdout};
+use crate::output::stats::keeps_stats;
+use crate::output::writer::stdout;
 use crate::walk::Haystack;
 
 /// Bytes per chunk: what one CPU thread searches between two claims, and
@@ -46,14 +48,14 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         // and come back as every occurrence, while the device engine alone
         // returns distinct numbered lines (H100, 8 GB: 100,000 words 6.4 s
         // here vs 3.0 s on the device engine; 1,000 words 1.02 vs 0.96 s).
-        .is_some_and(|s| s.patterns.len() < crate::matcher::plan::HASHED_MIN_PATTERNS)
+        .is_some_and(|s| s.patterns.len() < crate::engine::hashed::HASHED_MIN_PATTERNS)
         && cfg.paths.len() == 1
         && !cfg.quiet
         // `--verify` checks the device's answers file by file (offload.rs).
         && !cfg.verify
         && cfg.max_count.is_none()
         && !cfg.lists_files()
-        && crate::search::cpu::uses_mmap(cfg)
+        && cfg.use_mmap
         && size >= crate::search::choose::auto_min_bytes()
 }
 
@@ -301,7 +303,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         if let Ok(n) = shared.device_note.lock() {
             report.extend(n.iter().cloned());
         }
-        crate::search::cpu::finish(cfg, true, Some(&stats), started, printer.get_mut(), &report)?;
+        crate::output::stats::finish(cfg, true, Some(&stats), started, printer.get_mut(), &report)?;
     }
     Ok(result.has_match)
 }

@@ -7,5 +7,6 @@ pub mod bigfile;
 pub mod choose;
 pub mod cpu;
 pub mod device;
+pub mod haystack;
 pub mod hybrid;
 pub mod lookup;

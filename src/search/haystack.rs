@@ -1,0 +1,204 @@
+//! One haystack through ripgrep's searcher on the CPU: standard input, a
+//! file through a guarded memory map, or a file read with as few system
+//! calls as the searcher's own reader would make.
+
+use std::io;
+
+use grep_matcher::Matcher;
+use grep_searcher::Searcher;
+use termcolor::WriteColor;
+
+use crate::cli::config::Config;
+use crate::matcher::searcher::binary_detection;
+use crate::output::printer::{Input, Printer, SearchResult};
+use crate::walk::Haystack;
+
+/// Searches one haystack on the CPU.
+pub fn search_haystack<M: Matcher, W: WriteColor>(
+    cfg: &Config,
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    matcher: M,
+    hay: &Haystack,
+) -> io::Result<SearchResult> {
+    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
+    if hay.stdin {
+        let stdin = io::stdin();
+        let mut lock = stdin.lock();
+        printer.search(searcher, matcher, &hay.path, Input::Reader(&mut lock))
+    } else if cfg.use_mmap {
+        search_mapped(searcher, printer, matcher, &hay.path)
+    } else {
+        search_read(searcher, printer, matcher, &hay.path)
+    }
+}
+
+/// What grep-searcher's `search_path` does without a memory map, with one
+/// system call fewer per small file. Its decoder first reads 3 bytes to
+/// look for a byte-order mark, then the rest, then reads the 0 that ends
+/// the file: three reads for a file of a few KiB. Here the first 64 KiB are
+/// read at once (and the end confirmed by a read of 0, as the searcher's
+/// loop would). A file that ended there and holds no NUL is searched as a
+/// slice: without a NUL, binary detection has nothing to find and where
+/// the reads were cut cannot matter. Anything else goes to the searcher's
+/// reader through [`ReadAhead`], which hands out the same bytes in the same
+/// pieces as the file would (the 3-byte sniff is where ripgrep prints a
+/// match of `x\n` before quitting at a NUL after it). On the Linux tree:
+/// 244,664 reads before, 167,019 after; ripgrep makes 244,650. A file whose
+/// name says it is binary gets a first read of [`SNIFF`] bytes instead.
+fn search_read<M: Matcher, W: WriteColor>(
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    matcher: M,
+    path: &std::path::Path,
+) -> io::Result<SearchResult> {
+    const HEAD: usize = 64 << 10;
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; HEAD]);
+    }
+    // Quitting at a NUL, the searcher looks at nothing after the first one
+    // (it cuts its buffer there and reads no more). Only then is a small
+    // first read of a binary-named file enough.
+    let quits_at_nul = searcher.binary_detection().quit_byte() == Some(0);
+    let head = if quits_at_nul && named_binary(path) {
+        SNIFF
+    } else {
+        HEAD
+    };
+    let mut file = std::fs::File::open(path)?;
+    BUF.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        let (n, err) = crate::pipeline::fill::read_full(&file, &mut buf[..head]);
+        if let Some(e) = err {
+            return Err(e);
+        }
+        // A short read is the file's end (`read_full` saw its 0).
+        let ended = n < head;
+        let nul = memchr::memchr(0, &buf[..n]).is_some();
+        if ended && !nul {
+            return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
+        }
+        // Bytes read that hold the NUL the searcher quits at: the rest of
+        // the file is not read.
+        let mut rest = ReadAhead {
+            head: &buf[..n],
+            file: &mut file,
+            ended: ended || (nul && quits_at_nul),
+        };
+        printer.search(searcher, matcher, path, Input::Reader(&mut rest))
+    })
+}
+
+/// The first read of a file whose name says it is binary ([`named_binary`]):
+/// its first NUL is in its first bytes, and binary detection (quitting
+/// there, as it does for files found by walking) needs no more. On the
+/// GPU machine's site-packages tree, 19,513 compiled Python files made up
+/// 289 MB of the 875 MB that 64 KiB first reads brought in.
+const SNIFF: usize = 1 << 10;
+
+/// Whether the file's name says it holds binary data: compiled Python,
+/// object code, shared libraries, archives, images, serialized tensors.
+/// Only the size of the first read depends on it, never an answer: a file
+/// so named that is text is read on from there.
+fn named_binary(path: &std::path::Path) -> bool {
+    const EXTENSIONS: &[&str] = &[
+        "pyc", "pyo", "pyd", "so", "o", "a", "dll", "dylib", "exe", "lib", "class", "jar", "whl",
+        "zip", "gz", "xz", "bz2", "zst", "png", "jpg", "jpeg", "gif", "ico", "ttf", "otf", "woff",
+        "woff2", "npy", "npz", "pt", "pth", "onnx", "pb", "mo", "db", "sqlite", "wasm", "bin",
+    ];
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    // `libfoo.so.12`
+    name.contains(".so.")
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e)))
+}
+
+fn read_retrying(file: &mut std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
+    use std::io::Read;
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            r => return r,
+        }
+    }
+}
+
+/// A file whose first bytes were read ahead: reads are served from them
+/// and then from the file, full as a regular file's reads are (a read that
+/// runs past the bytes read ahead is topped up from the file in the same
+/// call), so the reader sees the pieces it would have seen.
+struct ReadAhead<'a> {
+    head: &'a [u8],
+    file: &'a mut std::fs::File,
+    /// The file has answered 0 (its end), or its bytes read ahead hold a
+    /// NUL the searcher quits at: nothing more is read from it.
+    ended: bool,
+}
+
+impl io::Read for ReadAhead<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.head.len().min(out.len());
+        out[..n].copy_from_slice(&self.head[..n]);
+        self.head = &self.head[n..];
+        if n == out.len() || self.ended {
+            return Ok(n);
+        }
+        match read_retrying(self.file, &mut out[n..]) {
+            Ok(0) => {
+                self.ended = true;
+                Ok(n)
+            }
+            Ok(k) => Ok(n + k),
+            // The bytes first; the error comes back on the next read.
+            Err(_) if n > 0 => Ok(n),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// What grep-searcher's `search_path` does when memory maps are enabled
+/// (open, map, advise sequential, `search_slice`; read the file when it
+/// cannot be mapped), with the map registered with the SIGBUS guard: a
+/// file that shrinks during the search is an error for that file.
+fn search_mapped<M: Matcher, W: WriteColor>(
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    matcher: M,
+    path: &std::path::Path,
+) -> io::Result<SearchResult> {
+    let mut file = std::fs::File::open(path)?;
+    match crate::sys::guard::GuardedMap::map(&file) {
+        Ok(Some(map)) => {
+            let r = printer.search(searcher, matcher, path, Input::Slice(&map))?;
+            if map.faulted() {
+                return Err(crate::sys::guard::shrank_error());
+            }
+            Ok(r)
+        }
+        _ => printer.search(searcher, matcher, path, Input::Reader(&mut file)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_say_binary() {
+        for name in [
+            "a.pyc",
+            "x/_C.cpython-312.so",
+            "libnccl.so.2",
+            "W.PNG",
+            "m.pt",
+        ] {
+            assert!(named_binary(std::path::Path::new(name)), "{name}");
+        }
+        for name in ["a.py", "so", "README", "x.socket", "notes.txt"] {
+            assert!(!named_binary(std::path::Path::new(name)), "{name}");
+        }
+    }
+}
