@@ -110,34 +110,17 @@ impl Config {
         let patterns = take_patterns(&mut cli, &mut stdin_consumed)?;
         let (paths, implicit_path, is_one_file) = take_paths(&mut cli, stdin_consumed)?;
         let is_terminal_stdout = std::io::stdout().is_terminal();
-
-        let mut mode = output_mode(&cli);
-        if mode == OutputMode::CountMatches && cli.invert_match {
-            mode = OutputMode::Count;
-        } else if mode == OutputMode::Count && cli.only_matching {
-            mode = OutputMode::CountMatches;
-        }
+        let mode = final_mode(&cli);
         let (no_ignore, hidden, binary) = unrestricted(&cli);
         let heading = if cli.heading {
             !cli.vimgrep
-        } else if cli.no_heading {
-            false
         } else {
-            !cli.vimgrep && is_terminal_stdout
+            !cli.no_heading && !cli.vimgrep && is_terminal_stdout
         };
-        let column = if cli.column {
-            true
-        } else if cli.no_column {
-            false
-        } else {
-            cli.vimgrep
-        };
+        let column = either(cli.column, cli.no_column, cli.vimgrep);
         let (before, after) = context(&cli);
-        let context_separator = if cli.no_context_separator {
-            None
-        } else {
-            Some(unescape(cli.context_separator.as_deref().unwrap_or("--")))
-        };
+        let context_separator = (!cli.no_context_separator)
+            .then(|| unescape(cli.context_separator.as_deref().unwrap_or("--")));
         let file_separator = match mode {
             OutputMode::Standard if heading => Some(Vec::new()),
             OutputMode::Standard if before > 0 || after > 0 => context_separator.clone(),
@@ -145,54 +128,21 @@ impl Config {
         };
         let only_stdin = paths.len() == 1 && paths[0] == Path::new("-");
         let line_number = line_number(&cli, mode, is_terminal_stdout, only_stdin, column);
-        let with_filename = if cli.with_filename {
-            true
-        } else if cli.no_filename {
-            false
-        } else {
-            cli.vimgrep || !is_one_file
-        };
-        let color = match cli.color {
-            Some(ColorArg::Always) => termcolor::ColorChoice::Always,
-            Some(ColorArg::Ansi) => termcolor::ColorChoice::AlwaysAnsi,
-            Some(ColorArg::Never) => termcolor::ColorChoice::Never,
-            Some(ColorArg::Auto) | None if is_terminal_stdout => termcolor::ColorChoice::Auto,
-            _ => termcolor::ColorChoice::Never,
-        };
+        let with_filename = either(
+            cli.with_filename,
+            cli.no_filename,
+            cli.vimgrep || !is_one_file,
+        );
         let sort_path = cli.sort == Some(SortArg::Path);
         let threads_default = !(sort_path || is_one_file) && cli.threads.is_none_or(|n| n == 0);
-        let threads = if sort_path || is_one_file {
-            1
-        } else {
-            match cli.threads {
-                Some(n) if n > 0 => n,
-                _ => crate::sys::cores().min(12),
-            }
-        };
-        let use_mmap = if cli.no_mmap {
-            false
-        } else {
-            cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file()))
-        };
-        let case = if cli.ignore_case {
-            CaseMode::Insensitive
-        } else if cli.smart_case {
-            CaseMode::Smart
-        } else {
-            CaseMode::Sensitive
-        };
-        let boundary = if cli.word_regexp {
-            Boundary::Word
-        } else if cli.line_regexp {
-            Boundary::Line
-        } else {
-            Boundary::None
-        };
+        let threads = threads(&cli, sort_path || is_one_file);
+        let use_mmap =
+            !cli.no_mmap && (cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file())));
         Ok(Config {
             patterns,
             fixed_strings: cli.fixed_strings,
-            case,
-            boundary,
+            case: case_mode(&cli),
+            boundary: boundary(&cli),
             invert: cli.invert_match,
             max_count: cli.max_count,
             mode,
@@ -210,7 +160,7 @@ impl Config {
             after,
             context_separator,
             file_separator,
-            color,
+            color: color(&cli, is_terminal_stdout),
             null: cli.null,
             stats: cli.stats,
             sort_path,
@@ -255,6 +205,70 @@ impl Config {
     /// Whether ripgrep would report a match at all (`-m 0` never does).
     pub fn matches_possible(&self) -> bool {
         self.max_count != Some(0)
+    }
+}
+
+/// A yes/no pair of flags: the one given wins, else `default`.
+fn either(yes: bool, no: bool, default: bool) -> bool {
+    if yes {
+        true
+    } else if no {
+        false
+    } else {
+        default
+    }
+}
+
+/// The output mode after ripgrep's adjustments: `--count-matches` with
+/// `-v` counts lines, `-c` with `-o` counts matches.
+fn final_mode(cli: &Cli) -> OutputMode {
+    match output_mode(cli) {
+        OutputMode::CountMatches if cli.invert_match => OutputMode::Count,
+        OutputMode::Count if cli.only_matching => OutputMode::CountMatches,
+        mode => mode,
+    }
+}
+
+/// `--color`, with `auto` meaning colour only on a terminal.
+fn color(cli: &Cli, is_terminal_stdout: bool) -> termcolor::ColorChoice {
+    match cli.color {
+        Some(ColorArg::Always) => termcolor::ColorChoice::Always,
+        Some(ColorArg::Ansi) => termcolor::ColorChoice::AlwaysAnsi,
+        Some(ColorArg::Never) => termcolor::ColorChoice::Never,
+        Some(ColorArg::Auto) | None if is_terminal_stdout => termcolor::ColorChoice::Auto,
+        _ => termcolor::ColorChoice::Never,
+    }
+}
+
+/// Search threads: one when sorting by path or searching one file, else
+/// `-j`, else ripgrep's default of the cores up to 12.
+fn threads(cli: &Cli, one_thread: bool) -> usize {
+    match cli.threads {
+        _ if one_thread => 1,
+        Some(n) if n > 0 => n,
+        _ => crate::sys::cores().min(12),
+    }
+}
+
+/// `-i` / `-S` / neither (the last given wins, by clap's overrides).
+fn case_mode(cli: &Cli) -> CaseMode {
+    if cli.ignore_case {
+        CaseMode::Insensitive
+    } else if cli.smart_case {
+        CaseMode::Smart
+    } else {
+        CaseMode::Sensitive
+    }
+}
+
+/// `-w` / `-x` / neither.
+fn boundary(cli: &Cli) -> Boundary {
+    if cli.word_regexp {
+        Boundary::Word
+    } else if cli.line_regexp {
+        Boundary::Line
+    } else {
+        Boundary::None
     }
 }
 

@@ -19,6 +19,7 @@ use grep_regex::RegexMatcher;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
+use crate::pipeline::lines::line_end;
 use crate::sys::guard::GuardedMap;
 
 /// Bytes of the file handled per round (bounds the output held in memory).
@@ -210,15 +211,14 @@ fn format_segment(
             .max(pos);
         line += count_nl(&data[pos..ls]);
         pos = ls;
-        let le = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1);
-        printed_until = le;
-        let text = &data[ls..le];
-        if let Some(m) = confirm
-            && !m.is_match(text).unwrap_or(false)
-        {
-            continue;
-        }
-        push_line(&mut out, prefix, num.format(line), text);
+        printed_until = line_end(data, s);
+        push_confirmed(
+            &mut out,
+            prefix,
+            num.format(line),
+            &data[ls..printed_until],
+            confirm,
+        );
     }
     out
 }
@@ -332,7 +332,7 @@ pub fn print_context<W: Write>(
         }
         let mut end = ls;
         for (j, &a) in starts.iter().enumerate() {
-            let b = memchr::memchr(b'\n', &data[a..]).map_or(data.len(), |i| a + i + 1);
+            let b = line_end(data, a);
             let is_match = j + 1 == starts.len();
             let (prefix, sep) = if is_match {
                 (&sep_match, b':')
@@ -348,7 +348,7 @@ pub fn print_context<W: Write>(
         // matching line (printed as a match).
         let next = offsets.get(k + 1).map(|_| numbers[k + 1]);
         while ln < n + after && end < data.len() && next.is_none_or(|m| ln + 1 < m) {
-            let b = memchr::memchr(b'\n', &data[end..]).map_or(data.len(), |i| end + i + 1);
+            let b = line_end(data, end);
             ln += 1;
             let number = cfg.line_number.then(|| (num.format(ln), b'-'));
             push_line_sep(&mut out, &sep_context, number, &data[end..b]);
@@ -391,15 +391,14 @@ fn format_numbered(text: Text<'_>, offsets: &[u64], numbers: &[u64], prefix: &[u
         }
         release.passed(printed_until);
         let ls = memchr::memrchr(b'\n', &data[..s]).map_or(0, |i| i + 1);
-        let le = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1);
-        printed_until = le;
-        let line_text = &data[ls..le];
-        if let Some(m) = confirm
-            && !m.is_match(line_text).unwrap_or(false)
-        {
-            continue;
-        }
-        push_line(&mut out, prefix, num.format(line), line_text);
+        printed_until = line_end(data, s);
+        push_confirmed(
+            &mut out,
+            prefix,
+            num.format(line),
+            &data[ls..printed_until],
+            confirm,
+        );
     }
     release.finish(printed_until);
     out
@@ -407,6 +406,19 @@ fn format_numbered(text: Text<'_>, offsets: &[u64], numbers: &[u64], prefix: &[u
 
 /// Appends `PREFIX LINE:TEXT` (TEXT gets a `\n` when the file's last line
 /// lacks one), as ripgrep's standard printer writes a numbered line.
+/// [`push_line`] for a line that `confirm`, when given, matches.
+fn push_confirmed(
+    out: &mut Vec<u8>,
+    prefix: &[u8],
+    number: &str,
+    text: &[u8],
+    confirm: Option<&RegexMatcher>,
+) {
+    if confirm.is_none_or(|m| m.is_match(text).unwrap_or(false)) {
+        push_line(out, prefix, number, text);
+    }
+}
+
 fn push_line(out: &mut Vec<u8>, prefix: &[u8], number: &str, text: &[u8]) {
     push_line_sep(out, prefix, Some((number, b':')), text);
 }
@@ -575,18 +587,18 @@ fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
     let data = text.data;
     let confirm = text.confirmer();
     let mut t = Tally::default();
-    let mut line_end = 0usize;
+    let mut done_until = 0usize;
     let mut release = Releaser::new(text.map, offsets.first().map_or(0, |&o| o as usize));
     for &o in offsets {
         let o = o as usize;
-        if o >= data.len() || (o < line_end && t.lines > 0) {
+        if o >= data.len() || (o < done_until && t.lines > 0) {
             continue;
         }
         // Lines before the previous line's end are done with.
-        release.passed(line_end);
+        release.passed(done_until);
         let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
-        let le = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
-        line_end = le;
+        let le = line_end(data, o);
+        done_until = le;
         if t.lines > 0 && t.last == ls as u64 {
             continue;
         }
@@ -608,7 +620,7 @@ fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
         t.matches += n;
         t.last = ls as u64;
     }
-    release.finish(line_end);
+    release.finish(done_until);
     t
 }
 

@@ -11,7 +11,13 @@ pub fn next_line_start(data: &[u8], at: usize) -> usize {
     if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
         return at.min(data.len());
     }
-    memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |i| at + i + 1)
+    line_end(data, at)
+}
+
+/// Where the line holding offset `s` ends (after its `\n`, or the end of
+/// `data`).
+pub fn line_end(data: &[u8], s: usize) -> usize {
+    memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |i| s + i + 1)
 }
 
 /// About `n` ranges covering `[a, b)` of `data`, each starting at a line

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use grep_matcher::Matcher;
+use termcolor::WriteColor;
 
 use crate::cli::config::Config;
 use crate::engine::{LiteralSet, MatchSet};
@@ -28,7 +29,7 @@ use crate::opencl::{BatchSource, DeviceSelector, OpenClEngine};
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::stats::keeps_stats;
 use crate::output::writer::stdout;
-use crate::walk::Haystack;
+use crate::sys::guard::GuardedMap;
 
 /// Bytes per chunk: what one CPU thread searches between two claims, and
 /// at most a device batch minus the overlap.
@@ -81,6 +82,56 @@ struct Shared {
 }
 
 impl Shared {
+    /// Nothing claimed yet, for a file of `size` bytes.
+    fn new(size: usize) -> Shared {
+        Shared {
+            size,
+            next: AtomicUsize::new(0),
+            slots: (0..size.div_ceil(chunk()))
+                .map(|_| OnceLock::new())
+                .collect(),
+            done: AtomicUsize::new(0),
+            nul: AtomicBool::new(false),
+            cpu_chunks: AtomicUsize::new(0),
+            device_chunks: AtomicUsize::new(0),
+            device_ready: OnceLock::new(),
+            device_note: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Every chunk's offsets, in order. Chunk i's offsets lie in its own
+    /// bytes and are sorted, so the result is sorted (several offsets may
+    /// share a line).
+    fn offsets(&self) -> Vec<u64> {
+        let answers = || {
+            self.slots
+                .iter()
+                .map(|s| s.get().map_or(&[][..], Vec::as_slice))
+        };
+        let mut offsets = Vec::with_capacity(answers().map(<[u64]>::len).sum());
+        answers().for_each(|a| offsets.extend_from_slice(a));
+        offsets
+    }
+
+    /// The `--stats` lines: who searched how many chunks, and the device's
+    /// notes.
+    fn report(&self, plan: &Plan, threads: usize) -> Vec<String> {
+        let mut report = vec![
+            "engine: auto (CPU and device sharing one chunk queue)".to_string(),
+            format!(
+                "chunks: {} on the CPU ({} threads), {} on the device",
+                self.cpu_chunks.load(Ordering::Relaxed),
+                threads,
+                self.device_chunks.load(Ordering::Relaxed)
+            ),
+            format!("patterns: {}", plan.describe()),
+        ];
+        if let Ok(n) = self.device_note.lock() {
+            report.extend(n.iter().cloned());
+        }
+        report
+    }
+
     fn answer(&self, i: usize, offsets: Vec<u64>, has_nul: bool, device: bool) {
         if has_nul {
             self.nul.store(true, Ordering::Relaxed);
@@ -140,172 +191,158 @@ pub fn device_detached() -> bool {
 pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Result<bool> {
     let started = Instant::now();
     let file = Arc::new(File::open(path)?);
-    let hay = Haystack {
-        path: path.to_path_buf(),
-        explicit: true,
-        stdin: false,
-    };
     let map = match crate::sys::guard::GuardedMap::map(&file) {
         Ok(Some(m)) => m,
         _ => return crate::search::cpu::search_cpu(cfg, plan),
     };
-    let data: &[u8] = &map;
-    let nchunks = data.len().div_ceil(chunk());
-    let shared = Arc::new(Shared {
-        size: data.len(),
-        next: AtomicUsize::new(0),
-        slots: (0..nchunks).map(|_| OnceLock::new()).collect(),
-        done: AtomicUsize::new(0),
-        nul: AtomicBool::new(false),
-        cpu_chunks: AtomicUsize::new(0),
-        device_chunks: AtomicUsize::new(0),
-        device_ready: OnceLock::new(),
-        device_note: Mutex::new(Vec::new()),
-    });
-    let set = plan.literals.clone().expect("suits() checked");
+    let shared = Arc::new(Shared::new(map.len()));
+    let device = spawn_device(cfg, plan, &file, &shared);
     let threads = crate::sys::cores();
-
-    let device = {
-        let (shared, file, sel) = (Arc::clone(&shared), Arc::clone(&file), selector(cfg));
-        std::thread::Builder::new()
-            .name("gsearch-device".into())
-            .spawn(move || device_thread(&sel, &set, &file, &shared))
-            .ok()
-    };
-    std::thread::scope(|s| {
-        // Once the device runs, its feeder copies chunks into staging
-        // buffers with `fill_threads` threads; that many CPU workers step
-        // back so the copies are not starved of cores.
-        let keep = threads
-            .saturating_sub(crate::pipeline::fill::fill_threads())
-            .max(1);
-        for w in 0..threads {
-            let (shared, file, map) = (&*shared, &*file, &map);
-            s.spawn(move || {
-                let mut took = None;
-                loop {
-                    let device_up = shared.device_chunks.load(Ordering::Relaxed) > 0;
-                    if (device_up && w >= keep) || took.is_some_and(|t| shared.device_outpaces(t)) {
-                        break;
-                    }
-                    let i = shared.next.fetch_add(1, Ordering::Relaxed);
-                    if i >= nchunks {
-                        break;
-                    }
-                    let t = Instant::now();
-                    let (lines, has_nul) = if read_mode_pread() {
-                        cpu_chunk_pread(file, data, i, &plan.line_matcher())
-                    } else {
-                        let r = cpu_chunk(data, i, &plan.line_matcher());
-                        // Searched: its pages leave the RSS (the device
-                        // reads with pread, so only these were mapped in).
-                        let (a, b) = chunk_lines(data, i);
-                        map.release(a..b);
-                        r
-                    };
-                    shared.answer(i, lines, has_nul, false);
-                    took = Some(t.elapsed());
-                }
-            });
-        }
-    });
-    // The CPU threads are done: every chunk is claimed, or the rest is left
-    // to a faster device. Wait for the device only if it holds some.
-    if let Some(handle) = device {
-        if shared.done.load(Ordering::Acquire) < nchunks || handle.is_finished() {
-            if handle.join().is_err() {
-                shared.note("device: its thread failed; the CPU searched its chunks".into());
-            }
-        } else {
-            DETACHED.store(true, Ordering::Release);
-            shared.note(
-                "device: still starting when the CPU had searched every chunk (not waited for)"
-                    .into(),
-            );
-        }
-    }
-    // A chunk nobody answered (the device thread died): the CPU does it.
-    for i in 0..nchunks {
-        if shared.slots[i].get().is_none() {
-            let (lines, has_nul) = cpu_chunk(data, i, &plan.line_matcher());
-            shared.answer(i, lines, has_nul, false);
-        }
-    }
-
-    // Chunk i's offsets lie in its own bytes and are sorted, so the chunks
-    // in order give sorted offsets (several may share a line).
-    let mut offsets: Vec<u64> = Vec::with_capacity(
-        shared
-            .slots
-            .iter()
-            .map(|s| s.get().map_or(0, Vec::len))
-            .sum(),
-    );
-    for s in &shared.slots {
-        offsets.extend_from_slice(s.get().map_or(&[][..], Vec::as_slice));
-    }
+    cpu_workers(&shared, &file, &map, plan, threads);
+    settle_device(device, &shared);
+    answer_unanswered(&shared, &map, plan);
+    let offsets = shared.offsets();
     let mut printer = Printer::new(cfg, stdout(cfg));
-    let mut srch = searcher(cfg);
-    let result = if shared.nul.load(Ordering::Relaxed) {
-        // Binary data: ripgrep's own handling of the mapped bytes.
-        srch.set_binary_detection(binary_detection(cfg, true));
-        printer.search(
-            &mut srch,
-            plan.line_matcher(),
-            &hay.path,
-            Input::Slice(data),
-        )
-    } else if let Some(r) = crate::output::plain::try_print(
-        cfg,
-        &hay.path,
-        crate::output::plain::Text {
-            data,
-            map: Some(&map),
-            matcher: plan.line_matcher(),
-            confirm: !plan.exact_lines,
-        },
-        &offsets,
-        printer.get_mut(),
-    ) {
-        r
-    } else {
-        srch.set_binary_detection(binary_detection(cfg, true));
-        let m = OffsetMatcher::for_plan(plan, data, &offsets);
-        printer.search(&mut srch, m, &hay.path, Input::Slice(data))
-    };
+    let nul = shared.nul.load(Ordering::Relaxed);
+    let result = print_lines(cfg, plan, path, &map, &offsets, nul, &mut printer);
     if map.faulted() {
-        crate::err_message!(
-            "{}: {}",
-            hay.path.display(),
-            crate::sys::guard::shrank_error()
-        );
+        crate::err_message!("{}: {}", path.display(), crate::sys::guard::shrank_error());
     }
     let result = match result {
         Ok(r) => r,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(false),
         Err(e) => {
-            crate::err_message!("{}: {}", hay.path.display(), e);
+            crate::err_message!("{}: {}", path.display(), e);
             SearchResult::default()
         }
     };
     if keeps_stats(cfg) {
         let stats = result.stats.clone().unwrap_or_default();
-        let mut report = vec![
-            "engine: auto (CPU and device sharing one chunk queue)".to_string(),
-            format!(
-                "chunks: {} on the CPU ({} threads), {} on the device",
-                shared.cpu_chunks.load(Ordering::Relaxed),
-                threads,
-                shared.device_chunks.load(Ordering::Relaxed)
-            ),
-            format!("patterns: {}", plan.describe()),
-        ];
-        if let Ok(n) = shared.device_note.lock() {
-            report.extend(n.iter().cloned());
-        }
+        let report = shared.report(plan, threads);
         crate::output::stats::finish(cfg, true, Some(&stats), started, printer.get_mut(), &report)?;
     }
     Ok(result.has_match)
+}
+
+/// Starts the device thread (not scoped; see [`Shared`]).
+fn spawn_device(
+    cfg: &Config,
+    plan: &Plan,
+    file: &Arc<File>,
+    shared: &Arc<Shared>,
+) -> Option<std::thread::JoinHandle<()>> {
+    let set = plan.literals.clone().expect("suits() checked");
+    let (shared, file, sel) = (Arc::clone(shared), Arc::clone(file), selector(cfg));
+    std::thread::Builder::new()
+        .name("gsearch-device".into())
+        .spawn(move || device_thread(&sel, &set, &file, &shared))
+        .ok()
+}
+
+/// Every core takes chunks until none are left, or until the device is up
+/// and this worker's core is wanted by the feeder's copies, or until the
+/// device would finish the rest sooner.
+fn cpu_workers(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, threads: usize) {
+    // Once the device runs, its feeder copies chunks into staging
+    // buffers with `fill_threads` threads; that many CPU workers step
+    // back so the copies are not starved of cores.
+    let keep = threads
+        .saturating_sub(crate::pipeline::fill::fill_threads())
+        .max(1);
+    std::thread::scope(|s| {
+        for w in 0..threads {
+            s.spawn(move || cpu_worker(shared, file, map, plan, w >= keep));
+        }
+    });
+}
+
+/// One CPU worker's loop (see [`cpu_workers`]).
+fn cpu_worker(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, yields: bool) {
+    let data: &[u8] = map;
+    let mut took = None;
+    loop {
+        let device_up = shared.device_chunks.load(Ordering::Relaxed) > 0;
+        if (device_up && yields) || took.is_some_and(|t| shared.device_outpaces(t)) {
+            break;
+        }
+        let i = shared.next.fetch_add(1, Ordering::Relaxed);
+        if i >= shared.slots.len() {
+            break;
+        }
+        let t = Instant::now();
+        let (lines, has_nul) = if read_mode_pread() {
+            cpu_chunk_pread(file, data, i, &plan.line_matcher())
+        } else {
+            let r = cpu_chunk(data, i, &plan.line_matcher());
+            // Searched: its pages leave the RSS (the device reads with
+            // pread, so only these were mapped in).
+            let (a, b) = chunk_lines(data, i);
+            map.release(a..b);
+            r
+        };
+        shared.answer(i, lines, has_nul, false);
+        took = Some(t.elapsed());
+    }
+}
+
+/// The CPU threads are done: every chunk is claimed, or the rest is left
+/// to a faster device. Waits for the device only if it holds some.
+fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
+    let Some(handle) = device else {
+        return;
+    };
+    if shared.done.load(Ordering::Acquire) < shared.slots.len() || handle.is_finished() {
+        if handle.join().is_err() {
+            shared.note("device: its thread failed; the CPU searched its chunks".into());
+        }
+    } else {
+        DETACHED.store(true, Ordering::Release);
+        shared.note(
+            "device: still starting when the CPU had searched every chunk (not waited for)".into(),
+        );
+    }
+}
+
+/// A chunk nobody answered (the device thread died): the CPU does it.
+fn answer_unanswered(shared: &Shared, data: &[u8], plan: &Plan) {
+    for i in 0..shared.slots.len() {
+        if shared.slots[i].get().is_none() {
+            let (lines, has_nul) = cpu_chunk(data, i, &plan.line_matcher());
+            shared.answer(i, lines, has_nul, false);
+        }
+    }
+}
+
+/// Prints the matching lines of the whole file, given the sorted offsets
+/// of its candidate lines: ripgrep's own handling of binary data, else the
+/// parallel plain writer where it applies, else ripgrep's searcher visiting
+/// only the candidate lines.
+fn print_lines<W: WriteColor>(
+    cfg: &Config,
+    plan: &Plan,
+    path: &std::path::Path,
+    map: &GuardedMap,
+    offsets: &[u64],
+    nul: bool,
+    printer: &mut Printer<W>,
+) -> io::Result<SearchResult> {
+    let data: &[u8] = map;
+    let mut srch = searcher(cfg);
+    srch.set_binary_detection(binary_detection(cfg, true));
+    if nul {
+        return printer.search(&mut srch, plan.line_matcher(), path, Input::Slice(data));
+    }
+    let text = crate::output::plain::Text {
+        data,
+        map: Some(map),
+        matcher: plan.line_matcher(),
+        confirm: !plan.exact_lines,
+    };
+    if let Some(r) = crate::output::plain::try_print(cfg, path, text, offsets, printer.get_mut()) {
+        return r;
+    }
+    let m = OffsetMatcher::for_plan(plan, data, offsets);
+    printer.search(&mut srch, m, path, Input::Slice(data))
 }
 
 /// The device's side: start OpenCL, then take chunks from the shared
