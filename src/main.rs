@@ -9,7 +9,7 @@ use clap::{CommandFactory, FromArgMatches};
 use gsearch::cli::Cli;
 use gsearch::cli::config::Config;
 use gsearch::matcher::plan::Plan;
-use gsearch::search::{choose, cpu as run};
+use gsearch::search::{choose, cpu};
 use gsearch::sys::messages;
 
 fn main() -> ExitCode {
@@ -93,7 +93,7 @@ fn try_main() -> anyhow::Result<u8> {
                 std::mem::forget(engine);
                 matched
             }
-            None => run::search_cpu(&cfg, &plan)?,
+            None => cpu::search_cpu(&cfg, &plan)?,
         }
     };
     gsearch::sys::trace::mark("search done");

@@ -230,7 +230,7 @@ fn map_with_explicit_mmap_flag_that_shrinks_is_reported_not_fatal() {
 }
 
 /// Files of 32 MiB and more take the multi-threaded big-file path on the
-/// CPU (`bigfile.rs`), which maps the file too.
+/// CPU (`search/bigfile.rs`), which maps the file too.
 #[test]
 fn big_file_path_map_that_shrinks_is_reported_not_fatal() {
     shrink_under_map(48 << 20, &[]);

@@ -1,6 +1,6 @@
 //! How fast a machine can open, read and close every file of a tree, the
 //! floor under a tree search, and what sharing one file descriptor table
-//! between threads costs there (see `src/fdtable.rs`).
+//! between threads costs there (see `src/sys/fdtable.rs`).
 //!
 //! Usage: `gsearch-bench-reads TREE [RUNS] [THREADS...]`. The tree's
 //! regular files (hidden ones left out, as a search leaves them) are listed

@@ -1,5 +1,5 @@
 //! `--generate`: the man page and shell completions, from the clap
-//! definition in `cli.rs` (the committed copies in `man/` and
+//! definition in `cli/args.rs` (the committed copies in `man/` and
 //! `completions/` are checked against this output by a test).
 
 use clap::CommandFactory;

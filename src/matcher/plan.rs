@@ -160,7 +160,7 @@ impl Plan {
         }
     }
 
-    /// The matcher CPU searches use (see `linematcher`).
+    /// The matcher CPU searches use (see `matcher::line`).
     pub fn line_matcher(&self) -> LineMatcher<'_> {
         LineMatcher {
             regex: &self.matcher,

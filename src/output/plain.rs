@@ -2,7 +2,7 @@
 //!
 //! ripgrep's searcher numbers lines by counting every line terminator of
 //! the file on one thread. When the matching lines are already known (the
-//! device's candidates, or `bigfile`'s parallel scan), the numbers can be
+//! device's candidates, or `pipeline::lines::matching_lines`), the numbers can be
 //! computed in parallel instead: the file is cut into windows, each window
 //! into one segment per thread; the threads count the newlines of their
 //! segment, a prefix sum gives each segment its first line number, and the

@@ -698,7 +698,7 @@ impl<'a> Finisher<'a> {
                 stats: None,
             });
         }
-        // The map is made under the SIGBUS guard (see guard.rs for the
+        // The map is made under the SIGBUS guard (see `sys::guard` for the
         // SAFETY reasoning): a file that shrinks now is reported, not fatal.
         let map = crate::sys::guard::GuardedMap::map(&file).ok().flatten();
         let owned;

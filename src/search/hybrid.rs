@@ -8,7 +8,7 @@
 //! takes chunks from the same counter and reads them into pinned staging
 //! buffers; whoever is faster simply takes more chunks. If the device never
 //! comes up, the CPU finishes alone. The answers are merged per chunk and
-//! printed by ripgrep's searcher (or `linefast` for numbered lines), which
+//! printed by ripgrep's searcher (or `output::plain` for numbered lines), which
 //! visits only the candidate lines.
 
 use std::fs::File;
@@ -52,7 +52,7 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         .is_some_and(|s| s.patterns.len() < crate::engine::hashed::HASHED_MIN_PATTERNS)
         && cfg.paths.len() == 1
         && !cfg.quiet
-        // `--verify` checks the device's answers file by file (offload.rs).
+        // `--verify` checks the device's answers file by file (`search::device`).
         && !cfg.verify
         && cfg.max_count.is_none()
         && !cfg.lists_files()
