@@ -1,18 +1,339 @@
 //! `--generate`: the man page and shell completions, from the clap
 //! definition in `cli/args.rs` (the committed copies in `man/` and
 //! `completions/` are checked against this output by a test).
+//!
+//! The man page's ENVIRONMENT and EXIT STATUS sections are written here and
+//! nowhere else in the code: [`ENVIRONMENT`] and [`EXIT_STATUS`]. The table
+//! "Environment variables" in ARCHITECTURE.md repeats the names with the
+//! module that reads each one; change both together.
 
 use clap::CommandFactory;
 use clap_complete::Shell;
+use clap_mangen::roff::{Roff, bold, italic, roman};
 
 use crate::cli::{Cli, GenerateArg};
+
+/// Who sets an environment variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    /// Anyone running gsearch.
+    User,
+    /// Someone measuring gsearch: changes speed, never output.
+    Tuning,
+    /// The test suite: reaches code paths small inputs would not.
+    Tests,
+    /// Read by the test harness or the benchmark programs and scripts, not
+    /// by the `gsearch` binary.
+    Harness,
+}
+
+/// One environment variable of the man page.
+pub struct EnvVar {
+    pub name: &'static str,
+    pub audience: Audience,
+    /// What setting it does.
+    pub text: &'static str,
+    /// What happens when it is unset.
+    pub default: &'static str,
+}
+
+const fn var(
+    name: &'static str,
+    audience: Audience,
+    text: &'static str,
+    default: &'static str,
+) -> EnvVar {
+    EnvVar {
+        name,
+        audience,
+        text,
+        default,
+    }
+}
+
+use Audience::{Harness, Tests, Tuning, User};
+
+/// Every environment variable gsearch, its tests and its benchmarks read.
+pub const ENVIRONMENT: &[EnvVar] = &[
+    var(
+        "GSEARCH_ENGINE",
+        User,
+        "The engine when --engine is not given: auto, cpu or opencl (see --engine).",
+        "auto",
+    ),
+    var(
+        "GSEARCH_OPENCL_DEVICE",
+        User,
+        "The OpenCL device when --opencl-device is not given: an index as --list-devices \
+         prints it, or part of a platform or device name (case does not matter); auto and \
+         any are also accepted.",
+        "the first GPU or accelerator; with --engine opencl, any device when there is no GPU",
+    ),
+    var(
+        "GSEARCH_TRACE",
+        User,
+        "Any value but empty or 0 prints one line on standard error per start-up milestone \
+         (flags read, OpenCL loaded, context, programs, staging memory) and per pipeline \
+         stage of each device stream, with the time since start.",
+        "off",
+    ),
+    var(
+        "XDG_CACHE_HOME",
+        User,
+        "Compiled OpenCL programs are kept in $XDG_CACHE_HOME/gsearch, one file per device, \
+         driver, kernel and build options, so only a machine's first run compiles them. \
+         A relative path is ignored; a directory that cannot be written only means \
+         nothing is kept.",
+        "$HOME/.cache/gsearch; no cache when HOME is not an absolute path either",
+    ),
+    var(
+        "NO_COLOR",
+        User,
+        "With --color auto (the default) on a terminal, any value turns colors off. \
+         --color always and --color ansi ignore it.",
+        "colors on a terminal",
+    ),
+    var(
+        "TERM",
+        User,
+        "With --color auto on a terminal, colors are used only when TERM is set and is not \
+         dumb.",
+        "unset, which means no colors with --color auto",
+    ),
+    var(
+        "GSEARCH_BATCH_BYTES",
+        Tests,
+        "Bytes of one staging batch of the device engine (files are packed into batches; \
+         bigger files are cut into chunks of this size). Tests set a few bytes so that \
+         matches and lines cross batch and chunk boundaries. Lowered to what the device \
+         can allocate.",
+        "33554432 (32 MiB)",
+    ),
+    var(
+        "GSEARCH_SLOTS",
+        Tuning,
+        "Number of pinned staging buffers the device pipeline rotates through; three or \
+         more keep two batches in flight while one is being filled.",
+        "3",
+    ),
+    var(
+        "GSEARCH_FILL_THREADS",
+        Tuning,
+        "Threads that copy a big file into staging buffers.",
+        "the number of cores, at most 8",
+    ),
+    var(
+        "GSEARCH_KERNEL",
+        Tests,
+        "Forces the device kernel: naive, 3phase, char16 or many, when that kernel can \
+         take the pattern set.",
+        "chosen from the number and lengths of the patterns",
+    ),
+    var(
+        "GSEARCH_KERNEL_OPTS",
+        Tuning,
+        "Extra OpenCL build options appended when the search kernel is compiled (kernel \
+         variants).",
+        "none",
+    ),
+    var(
+        "GSEARCH_CHAR16_FILTER",
+        Tests,
+        "Forces the first-stage filter of the char16 kernel: direct, bitmap, nibble or \
+         nibble2.",
+        "nibble2 for up to 4 keys on NVIDIA, else direct compares while few, else the bitmap",
+    ),
+    var(
+        "GSEARCH_CHAR16_PRMT",
+        Tests,
+        "1 builds the char16 kernel with NVIDIA inline PTX on any device (the build falls \
+         back to the portable filters where it fails); 0 never uses it.",
+        "used on NVIDIA platforms only",
+    ),
+    var(
+        "GSEARCH_MANY_CLASSES",
+        Tuning,
+        "At most this many (1 to 6) hashed prefix-length classes in the many-literal kernel.",
+        "chosen from the pattern lengths",
+    ),
+    var(
+        "GSEARCH_MANY_GROUPS_PER_CU",
+        Tuning,
+        "Work-groups per compute unit for the many-literal kernel.",
+        "32",
+    ),
+    var(
+        "GSEARCH_MANY_STAGE2",
+        Tuning,
+        "batched tests the second filter for 16 positions at once; any other value tests \
+         one candidate at a time.",
+        "batched when the first filter is crowded",
+    ),
+    var(
+        "GSEARCH_AUTO_MIN_BYTES",
+        Tests,
+        "Input size in bytes from which --engine auto considers a device.",
+        "1073741824 (1 GiB)",
+    ),
+    var(
+        "GSEARCH_HYBRID_CHUNK",
+        Tests,
+        "Bytes per chunk of the queue that CPU threads and the device share when auto \
+         searches one big file with both.",
+        "33554432 (32 MiB)",
+    ),
+    var(
+        "GSEARCH_HYBRID_READ",
+        Tuning,
+        "pread makes those CPU threads read their chunks into a small buffer instead of \
+         through the file's memory map.",
+        "the memory map",
+    ),
+    var(
+        "GSEARCH_SORTED_METHOD",
+        Tests,
+        "Forces the device lookup of --sorted: binary, eytzinger, blocked, blocked-fused, \
+         nary-host, nary-local or nary-enqueue (the nary ones take :N, segments per pass), \
+         when the device supports it.",
+        "blocked for sorted keys when the device runs it, else binary",
+    ),
+    var(
+        "GSEARCH_SORTED_KPT",
+        Tuning,
+        "Keys per work-item (1 to 16) of the blocked --sorted lookup.",
+        "4",
+    ),
+    var(
+        "GSEARCH_SORTED_BLOCK",
+        Tuning,
+        "Bytes of file between two samples of the index --sorted builds on the device path.",
+        "the file size divided by four samples per key, at least 65536 samples",
+    ),
+    var(
+        "GSEARCH_FAULT",
+        Tests,
+        "Makes the device engine fail on purpose: build, alloc, enqueue, lost or slowstart, \
+         optionally @N for the N-th batch (from 0). Tests use it to show that no match is \
+         lost and one warning is printed. Never set it otherwise.",
+        "no fault",
+    ),
+    var(
+        "GSEARCH_REQUIRE_OPENCL",
+        Harness,
+        "1 makes the tests fail instead of skipping their device half when no OpenCL device \
+         is found (CI sets it).",
+        "skip",
+    ),
+    var(
+        "GSEARCH_REQUIRE_DEVICE_ENQUEUE",
+        Harness,
+        "1 makes the --sorted tests fail when no device supports device-side enqueue.",
+        "skip",
+    ),
+    var(
+        "GSEARCH_TEST_BIN",
+        Harness,
+        "The binary the command-line tests run, e.g. ripgrep to check the expected output.",
+        "this build of gsearch",
+    ),
+    var(
+        "GSEARCH_DIFF_CASES",
+        Harness,
+        "Cases of the long differential test (cargo test --test reliability -- --ignored).",
+        "3000",
+    ),
+    var(
+        "GSEARCH_DIFF_SEED",
+        Harness,
+        "Random seed of the long differential test.",
+        "a fixed seed",
+    ),
+    var(
+        "GSEARCH_BENCH_SIZE",
+        Harness,
+        "Text size of gsearch-bench-kernels (1G, 64M, 512K or bytes).",
+        "1G",
+    ),
+    var(
+        "GSEARCH_BENCH_RUNS",
+        Harness,
+        "Runs per measurement of gsearch-bench-kernels and gsearch-bench-sorted.",
+        "5 and 10",
+    ),
+    var(
+        "GSEARCH_BENCH_WG",
+        Harness,
+        "Work-group size cap of gsearch-bench-kernels.",
+        "256, lowered to what the device allows",
+    ),
+    var(
+        "GSEARCH_BENCH_ITERS",
+        Harness,
+        "Start positions per work-item per block in gsearch-bench-kernels.",
+        "64",
+    ),
+    var(
+        "GSEARCH_BENCH_N",
+        Harness,
+        "Elements of the sorted array of gsearch-bench-sorted.",
+        "33554431",
+    ),
+    var(
+        "GSEARCH_MANY_OPTS",
+        Harness,
+        "Extra build options of the many-literal kernel in gsearch-bench-many and its tests \
+         (gsearch itself uses GSEARCH_KERNEL_OPTS).",
+        "none",
+    ),
+    var(
+        "GSEARCH_COMMIT",
+        Harness,
+        "The commit scripts/bench and scripts/bench-gpu name in their results.",
+        "the checkout's HEAD",
+    ),
+    var(
+        "GSEARCH_ICD_DIR",
+        Harness,
+        "Where scripts/intel-opencl-env.sh writes its OpenCL vendor directory.",
+        "$XDG_CACHE_HOME/gsearch/opencl-vendors",
+    ),
+    var(
+        "GSEARCH_NO_PIP",
+        Harness,
+        "1 stops scripts/intel-opencl-env.sh from installing missing Python packages.",
+        "install them",
+    ),
+];
+
+/// The EXIT STATUS section: the status, then what it means.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    (
+        "0",
+        "A line matched (or, with --files, a file would be searched), and no error \
+         occurred; with -q, a match alone gives 0 even if errors occurred. --help, \
+         --version, --type-list, --list-devices and --generate also exit 0.",
+    ),
+    ("1", "No line matched, and no error occurred."),
+    (
+        "2",
+        "An error occurred (an unreadable file, a bad pattern or flag, a device that \
+         --engine opencl could not start, a difference found by --verify) and -q did not \
+         see a match. An unreadable file does not stop the search of the others.",
+    ),
+];
+
+/// What follows the statuses.
+pub const EXIT_STATUS_NOTE: &str = "A closed standard output (gsearch ... | head) is not an \
+     error: gsearch stops quietly and exits with 0 or 1 as ripgrep would, by whether a file \
+     counted as matched before the pipe closed (a file whose output met the closed pipe does \
+     not count when one thread searches). A closed standard error ends the run with 0.";
 
 /// The text `--generate KIND` prints.
 pub fn generate(kind: GenerateArg) -> anyhow::Result<Vec<u8>> {
     let mut cmd = Cli::command();
     let mut out = Vec::new();
     match kind {
-        GenerateArg::Man => clap_mangen::Man::new(cmd).render(&mut out)?,
+        GenerateArg::Man => man(cmd, &mut out)?,
         GenerateArg::CompleteBash => complete(Shell::Bash, &mut cmd, &mut out),
         GenerateArg::CompleteZsh => complete(Shell::Zsh, &mut cmd, &mut out),
         GenerateArg::CompleteFish => complete(Shell::Fish, &mut cmd, &mut out),
@@ -23,4 +344,55 @@ pub fn generate(kind: GenerateArg) -> anyhow::Result<Vec<u8>> {
 
 fn complete(shell: Shell, cmd: &mut clap::Command, out: &mut Vec<u8>) {
     clap_complete::generate(shell, cmd, "gsearch", out);
+}
+
+/// clap_mangen's page with EXIT STATUS and ENVIRONMENT inserted after
+/// OPTIONS (before VERSION, where clap_mangen ends).
+fn man(cmd: clap::Command, out: &mut Vec<u8>) -> anyhow::Result<()> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(cmd).render(&mut page)?;
+    let page = String::from_utf8(page)?;
+    let extra = extra_sections();
+    let at = page.find("\n.SH VERSION\n").map_or(page.len(), |i| i + 1);
+    out.extend_from_slice(page[..at].as_bytes());
+    out.extend_from_slice(extra.as_bytes());
+    out.extend_from_slice(page[at..].as_bytes());
+    Ok(())
+}
+
+/// The two sections as roff, without the preamble the full page already has.
+fn extra_sections() -> String {
+    let mut r = Roff::new();
+    r.control("SH", ["EXIT STATUS"]);
+    for (code, text) in EXIT_STATUS {
+        r.control("TP", []).text([bold(*code)]).text([roman(*text)]);
+    }
+    r.control("PP", []).text([roman(EXIT_STATUS_NOTE)]);
+
+    r.control("SH", ["ENVIRONMENT"]);
+    r.text([roman(
+        "A flag wins over the variable that stands for it. Only the first group is meant \
+         for everyday use; the others exist for tests and measurements: they change how \
+         gsearch searches, never which lines it reports.",
+    )]);
+    let groups = [
+        (User, "For users"),
+        (Tuning, "Tuning (benchmarks)"),
+        (Tests, "Tests only (also used for tuning)"),
+        (
+            Harness,
+            "Read by the test suite, benchmark programs and scripts, not by gsearch",
+        ),
+    ];
+    for (audience, title) in groups {
+        r.control("SS", [title]);
+        for v in ENVIRONMENT.iter().filter(|v| v.audience == audience) {
+            r.control("TP", []).text([bold(v.name)]);
+            r.text([roman(v.text)]);
+            r.text([italic("Default: "), roman(v.default), roman(".")]);
+        }
+    }
+    let full = r.render();
+    let preamble = Roff::new().render();
+    full.strip_prefix(&preamble).unwrap_or(&full).to_string()
 }
