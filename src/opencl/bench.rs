@@ -21,7 +21,9 @@ use crate::engine::cpu::CpuLiteralEngine;
 
 use super::cache::ProgramCache;
 use super::device::{DeviceSelector, select};
-use super::gpu::{Gpu, GpuConfig, cl, span};
+use super::error::cl;
+use super::gpu::{Gpu, GpuConfig};
+use super::host::time_copies;
 use super::kernels::{KernelKind, PAD};
 
 /// What to run.
@@ -391,23 +393,7 @@ pub fn run(cfg: &BenchConfig) -> Result<String, String> {
 
         if ci == 0 {
             // device-to-device copy of the same size
-            // SAFETY: a fresh device buffer, no host pointer.
-            let mut dst = unsafe {
-                Buffer::<u8>::create(gpu.context(), CL_MEM_READ_WRITE, size, ptr::null_mut())
-                    .map_err(cl("allocating the copy target"))?
-            };
-            let mut times = Vec::new();
-            for i in 0..=runs {
-                // SAFETY: both buffers hold at least `size` bytes.
-                let ev = unsafe {
-                    q.enqueue_copy_buffer(&dev, &mut dst, 0, 0, size, &[])
-                        .map_err(cl("copying"))?
-                };
-                ev.wait().map_err(cl("copying"))?;
-                if i > 0 {
-                    times.push(span(&ev));
-                }
-            }
+            let times = time_copies(gpu.context(), q, &dev, size, runs)?;
             copy_gbps = gbps(2 * size, median(times));
         }
 

@@ -25,18 +25,17 @@
 //! engine's batch path; [`ManySearcher`], a self-contained device searcher
 //! for tests; [`bench`] for `gsearch-bench-many`.
 
-use std::ffi::c_void;
 use std::fmt::Write as _;
-use std::ptr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
+use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, ClMem};
+use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, cl_event};
 
@@ -45,6 +44,11 @@ use crate::engine::cpu::CpuLiteralEngine;
 
 use super::cache::ProgramCache;
 use super::device::{DeviceSelector, select};
+use super::error::cl;
+use super::host::{
+    Arg, alloc, enqueue_1d, make_queue, prev_pow2, set_args, shared_context, span, time_copies,
+    upload,
+};
 
 /// The kernel source (embedded).
 pub const MANY_SRC: &str = include_str!("../../kernels/many_literals.cl");
@@ -512,16 +516,7 @@ pub struct ManyInfo {
 }
 
 fn ro_buffer<T: Copy>(ctx: &Context, data: &[T]) -> Result<Buffer<T>, ClError> {
-    // SAFETY: COPY_HOST_PTR copies `data.len()` elements from a live,
-    // non-empty slice during the call; the pointer is not kept.
-    unsafe {
-        Buffer::<T>::create(
-            ctx,
-            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-            data.len(),
-            data.as_ptr() as *mut c_void,
-        )
-    }
+    upload(ctx, CL_MEM_READ_ONLY, data)
 }
 
 fn context_device(ctx: &Context) -> Option<Device> {
@@ -639,61 +634,38 @@ pub fn launch(
     }
     let blk = block(wg, iters).min(1 << 30);
     let blk32 = blk as u32;
-    // SAFETY (every set_arg below): indices and types follow the argument
-    // layout documented at the top of kernels/many_literals.cl: buffers as
-    // cl_mem, `uint` as u32, `__local` arguments by size with no value.
-    unsafe {
-        kernel.set_arg(0, &text.get())?;
-        kernel.set_arg(1, &n)?;
-        kernel.set_arg(2, &blk32)?;
-        kernel.set_arg(3, &a.flags)?;
-        kernel.set_arg(4, &a.classes)?;
-        kernel.set_arg(5, &a.lshift)?;
-        kernel.set_arg(6, &a.lwords)?;
-        kernel.set_arg(7, &a.lfilter.get())?;
-        kernel.set_arg(8, &a.direct.get())?;
-        kernel.set_arg(9, &a.gshift)?;
-        kernel.set_arg(10, &a.gfilter.get())?;
-        kernel.set_arg(11, &a.tmask)?;
-        kernel.set_arg(12, &a.bstart.get())?;
-        kernel.set_arg(13, &a.ents.get())?;
-        kernel.set_arg(14, &a.pats.get())?;
-        kernel.set_arg(15, &out.get())?;
-        kernel.set_arg(16, &cap)?;
-        kernel.set_arg(17, &count.get())?;
-        kernel.set_arg_local_buffer(18, a.lwords as usize * 4)?;
-        kernel.set_arg_local_buffer(19, a.direct_local_words * 4)?;
-        kernel.set_arg_local_buffer(20, a.rcap as usize * 4)?;
-        kernel.set_arg(21, &a.rcap)?;
-    }
+    let args = [
+        Arg::from(text),
+        Arg::U32(n),
+        Arg::U32(blk32),
+        Arg::U32(a.flags),
+        Arg::U32(a.classes),
+        Arg::U32(a.lshift),
+        Arg::U32(a.lwords),
+        Arg::from(&a.lfilter),
+        Arg::from(&a.direct),
+        Arg::U32(a.gshift),
+        Arg::from(&a.gfilter),
+        Arg::U32(a.tmask),
+        Arg::from(&a.bstart),
+        Arg::from(&a.ents),
+        Arg::from(&a.pats),
+        Arg::from(out),
+        Arg::U32(cap),
+        Arg::from(count),
+        Arg::Local(a.lwords as usize * 4),
+        Arg::Local(a.direct_local_words * 4),
+        Arg::Local(a.rcap as usize * 4),
+        Arg::U32(a.rcap),
+    ];
     let groups = (n as usize).div_ceil(blk).min(a.max_groups.max(1));
-    let g = [groups * wg];
-    let l = [wg];
-    // SAFETY: one-dimensional sizes from live arrays; every argument of the
-    // kernel was set above.
+    // SAFETY: indices and kinds follow the argument layout documented at
+    // the top of kernels/many_literals.cl (buffers as cl_mem, `uint` as
+    // u32, `__local` arguments by size); every argument is set before the
+    // launch.
     unsafe {
-        q.enqueue_nd_range_kernel(kernel.get(), 1, ptr::null(), g.as_ptr(), l.as_ptr(), wait)
-            .map(Some)
-    }
-}
-
-fn cl(what: &'static str) -> impl Fn(ClError) -> String {
-    move |e| format!("{what}: {e} ({})", e.0)
-}
-
-fn prev_pow2(x: usize) -> usize {
-    if x == 0 {
-        1
-    } else {
-        1 << (usize::BITS - 1 - x.leading_zeros())
-    }
-}
-
-/// Device time of a finished command (0 without profiling).
-fn span(e: &Event) -> Duration {
-    match (e.profiling_command_start(), e.profiling_command_end()) {
-        (Ok(s), Ok(t)) if t >= s => Duration::from_nanos(t - s),
-        _ => Duration::ZERO,
+        set_args(kernel, 0, &args)?;
+        enqueue_1d(q, kernel, groups * wg, wg, wait).map(Some)
     }
 }
 
@@ -701,7 +673,7 @@ fn span(e: &Event) -> Duration {
 /// queue and program): tests and the benchmark use it; the engine uses
 /// [`ManyArgs`] and [`launch`] on its own context instead.
 pub struct ManySearcher {
-    context: Context,
+    context: Arc<Context>,
     queue: CommandQueue,
     _program: Program,
     kernel: Kernel,
@@ -722,11 +694,8 @@ impl ManySearcher {
         iters: usize,
     ) -> Result<ManySearcher, String> {
         let info = select(sel).map_err(|e| e.to_string())?;
-        let context = Context::from_device(&info.device).map_err(cl("creating the context"))?;
-        let queue =
-            CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
-                .or_else(|_| CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE))
-                .map_err(cl("creating a command queue"))?;
+        let context = shared_context(&info).map_err(cl("creating the context"))?;
+        let queue = make_queue(&context).map_err(cl("creating a command queue"))?;
         let mut wg = prev_pow2(wg.unwrap_or(256).min(info.max_work_group).max(1));
         let cache = ProgramCache::default_location();
         let (program, kernel) = loop {
@@ -783,15 +752,10 @@ impl ManySearcher {
         cap: usize,
     ) -> Result<(Duration, u64, Option<Vec<u64>>), String> {
         let cap = cap.max(1);
-        // SAFETY: fresh device buffers, no host pointer.
-        let (out, mut count) = unsafe {
-            (
-                Buffer::<u32>::create(&self.context, CL_MEM_READ_WRITE, cap, ptr::null_mut())
-                    .map_err(cl("allocating the result buffer"))?,
-                Buffer::<u32>::create(&self.context, CL_MEM_READ_WRITE, 1, ptr::null_mut())
-                    .map_err(cl("allocating the counter"))?,
-            )
-        };
+        let out = alloc::<u32>(&self.context, CL_MEM_READ_WRITE, cap)
+            .map_err(cl("allocating the result buffer"))?;
+        let mut count = alloc::<u32>(&self.context, CL_MEM_READ_WRITE, 1)
+            .map_err(cl("allocating the counter"))?;
         let zero = [0u32];
         // SAFETY: blocking write from live memory.
         unsafe {
@@ -1128,25 +1092,7 @@ fn copy_bandwidth(
     n: usize,
     runs: usize,
 ) -> Result<f64, String> {
-    // SAFETY: a fresh device buffer, no host pointer.
-    let mut dst = unsafe {
-        Buffer::<u8>::create(&s.context, CL_MEM_READ_WRITE, n.max(1), ptr::null_mut())
-            .map_err(cl("allocating the copy target"))?
-    };
-    let mut times = Vec::new();
-    for i in 0..=runs.max(1) {
-        // SAFETY: both buffers hold at least n bytes.
-        let ev = unsafe {
-            s.queue
-                .enqueue_copy_buffer(src, &mut dst, 0, 0, n, &[])
-                .map_err(cl("copying"))?
-        };
-        ev.wait().map_err(cl("copying"))?;
-        if i > 0 {
-            times.push(span(&ev));
-        }
-    }
-    let d = median(times);
+    let d = median(time_copies(&s.context, &s.queue, src, n, runs.max(1))?);
     Ok(2.0 * n as f64 / d.as_secs_f64().max(1e-12) / 1e9)
 }
 

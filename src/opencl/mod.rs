@@ -25,8 +25,10 @@ pub mod bench;
 mod cache;
 mod device;
 mod engine;
+mod error;
 mod fault;
 mod gpu;
+mod host;
 mod kernels;
 mod lineindex;
 pub mod many;
@@ -39,6 +41,8 @@ pub use device::{
     list_devices_text, pick, runtime_available, select,
 };
 pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine};
+pub(crate) use error::cl_err;
+pub use error::{DEVICE_ENV, DeviceError};
 pub use fault::{Fault, FaultKind};
 pub use gpu::InitStats;
 pub use kernels::{

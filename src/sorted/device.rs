@@ -21,52 +21,8 @@ use opencl3::device::Device;
 
 use crate::opencl::DeviceSelector;
 
-/// Environment variable naming the device to use (index or name substring).
-pub const DEVICE_ENV: &str = "GSEARCH_OPENCL_DEVICE";
-
-/// Why no device could be opened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DeviceError {
-    /// No OpenCL loader or no platform: use the CPU.
-    NoOpenCl,
-    /// Devices exist but none matches the selector.
-    NoMatch {
-        selector: String,
-        available: Vec<String>,
-    },
-    /// An OpenCL call failed.
-    Cl { what: String, code: i32 },
-}
-
-impl fmt::Display for DeviceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DeviceError::NoOpenCl => write!(f, "no OpenCL platform or device available"),
-            DeviceError::NoMatch {
-                selector,
-                available,
-            } => {
-                write!(f, "no OpenCL device matches {selector:?}")?;
-                if available.is_empty() {
-                    write!(f, " (no devices)")
-                } else {
-                    write!(f, "; available: {}", available.join("; "))
-                }
-            }
-            DeviceError::Cl { what, code } => write!(f, "OpenCL error {code} in {what}"),
-        }
-    }
-}
-
-impl std::error::Error for DeviceError {}
-
-/// Turn an OpenCL error code into a [`DeviceError`] naming the call.
-pub(crate) fn cl_err(
-    what: impl Into<String>,
-) -> impl FnOnce(opencl3::error_codes::ClError) -> DeviceError {
-    let what = what.into();
-    move |e| DeviceError::Cl { what, code: e.0 }
-}
+pub(crate) use crate::opencl::cl_err;
+pub use crate::opencl::{DEVICE_ENV, DeviceError};
 
 pub use crate::opencl::DeviceInfo;
 
