@@ -32,7 +32,9 @@ mod host;
 mod kernels;
 mod lineindex;
 pub mod many;
+mod open;
 mod program;
+pub mod sorted;
 mod stream;
 
 pub use cache::{Hash128, ProgramCache, hash128};
@@ -41,7 +43,6 @@ pub use device::{
     list_devices_text, pick, runtime_available, select,
 };
 pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine};
-pub(crate) use error::cl_err;
 pub use error::{DEVICE_ENV, DeviceError};
 pub use fault::{Fault, FaultKind};
 pub use gpu::InitStats;
@@ -49,4 +50,5 @@ pub use kernels::{
     CHAR16_MAX_LEN, CHAR16_MAX_PATTERNS, Char16Anchor, KernelKind, PAD, anchor_for, char16_anchors,
 };
 pub use lineindex::{BatchLines, LineIndexer, host_lines, newline_capacity};
+pub use open::{ClDevice, all_devices, open_device, select_device};
 pub use stream::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
