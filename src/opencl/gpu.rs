@@ -20,6 +20,7 @@ use opencl3::memory::{
 use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING, cl_mem};
 
+use super::batch::StageStats;
 use super::cache::ProgramCache;
 use super::device::DeviceInfo;
 use super::error::cl;
@@ -28,7 +29,6 @@ use super::host::{alloc, make_queue, prev_pow2, shared_context, span, upload, up
 use super::kernels::{self, Geometry, KernelKind, MatchOut, PAD, PatternArgs};
 use super::lineindex::{self, BatchLines, Ends, LineBufs, LineEvents, LineProgram};
 use super::program;
-use super::stream::StageStats;
 
 /// Offsets read back speculatively with every batch (one round trip covers
 /// batches with at most this many matches).

@@ -21,6 +21,7 @@
 //! Nothing here panics or aborts when there is no OpenCL library or driver:
 //! discovery reports it and the engine constructor returns an error.
 
+mod batch;
 pub mod bench;
 mod cache;
 mod device;
@@ -37,6 +38,7 @@ mod program;
 pub mod sorted;
 mod stream;
 
+pub use batch::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
 pub use cache::{Hash128, ProgramCache, hash128};
 pub use device::{
     DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, has_any_device, list_devices,
@@ -51,4 +53,3 @@ pub use kernels::{
 };
 pub use lineindex::{BatchLines, LineIndexer, host_lines, newline_capacity};
 pub use open::{ClDevice, all_devices, open_device, select_device};
-pub use stream::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
