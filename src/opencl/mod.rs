@@ -22,7 +22,6 @@
 //! discovery reports it and the engine constructor returns an error.
 
 mod batch;
-pub mod bench;
 mod cache;
 mod device;
 mod engine;
@@ -37,6 +36,7 @@ mod open;
 mod program;
 pub mod sorted;
 mod stream;
+mod timer;
 
 pub use batch::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
 pub use cache::{Hash128, ProgramCache, hash128};
@@ -53,3 +53,4 @@ pub use kernels::{
 };
 pub use lineindex::{BatchLines, LineIndexer, host_lines, newline_capacity};
 pub use open::{ClDevice, all_devices, open_device, select_device};
+pub use timer::{DeviceText, KernelTimer};
