@@ -15,8 +15,8 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use gsearch::sorted::device::{self, ClDevice, DeviceInfo};
-use gsearch::sorted::search::{DeviceSearch, Method, SearchKey, eytzinger_rank, keys_sorted};
+use gsearch::opencl::sorted::{DeviceSearch, Method, SearchKey, eytzinger_rank, keys_sorted};
+use gsearch::opencl::{self as device, ClDevice, DeviceInfo};
 use gsearch::sorted::{DeviceChoice, SortedError, SortedOptions, run, run_with_report};
 
 // ---------------------------------------------------------------------------
@@ -45,7 +45,7 @@ fn env_flag(name: &str) -> bool {
 fn devices() -> &'static [(DeviceInfo, Arc<ClDevice>)] {
     static DEVS: OnceLock<Vec<(DeviceInfo, Arc<ClDevice>)>> = OnceLock::new();
     DEVS.get_or_init(|| {
-        let all = device::list_devices();
+        let all = device::all_devices();
         let chosen: Vec<DeviceInfo> = match std::env::var(device::DEVICE_ENV) {
             Ok(sel) if !sel.trim().is_empty() => match device::select_device(&all, Some(&sel)) {
                 Ok(d) => vec![d.clone()],

@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use gsearch::sorted::device::{ClDevice, list_devices, select_device};
-use gsearch::sorted::search::{DeviceSearch, Method, Timing, eytzinger_rank, keys_sorted};
+use gsearch::opencl::sorted::{DeviceSearch, Method, Timing, eytzinger_rank, keys_sorted};
+use gsearch::opencl::{ClDevice, all_devices, select_device};
 
 #[derive(Parser, Debug)]
 #[command(about = "Benchmark gsearch's sorted-search kernels (binary, Eytzinger, blocked, N-ary)")]
@@ -106,8 +106,8 @@ fn main() -> ExitCode {
 }
 
 fn bench(args: &Args) -> Result<bool, String> {
-    let devices = list_devices();
-    let env = std::env::var(gsearch::sorted::device::DEVICE_ENV).ok();
+    let devices = all_devices();
+    let env = std::env::var(gsearch::opencl::DEVICE_ENV).ok();
     let sel = args.device.as_deref().or(env.as_deref());
     let info = select_device(&devices, sel).map_err(|e| e.to_string())?;
     let dev = Arc::new(ClDevice::open(info).map_err(|e| e.to_string())?);
@@ -162,7 +162,7 @@ fn bench(args: &Args) -> Result<bool, String> {
     );
     println!();
 
-    let e = |x: gsearch::sorted::device::DeviceError| x.to_string();
+    let e = |x: gsearch::opencl::DeviceError| x.to_string();
     let hay_buf = ds.upload(&hay).map_err(e)?;
     let eyt_keys_buf = ds.upload(&eyt_keys).map_err(e)?;
     let mut dst = ds.alloc::<i32>(n).map_err(e)?;

@@ -10,12 +10,12 @@ use std::time::Instant;
 use crate::engine::cpu::CpuLiteralEngine;
 use crate::engine::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
 
+use super::batch::BatchSource;
 use super::cache::ProgramCache;
 use super::device::{DeviceInfo, DeviceSelector, select};
 use super::fault::Fault;
 use super::gpu::{Gpu, GpuConfig, InitStats};
 use super::kernels::KernelKind;
-use super::stream::BatchSource;
 
 /// Default batch (staging buffer) size. Pinned memory costs about 0.35 ms
 /// per MiB to allocate on an H100 host (and as much again to free), while

@@ -6,12 +6,11 @@
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
+use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
-use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{
@@ -21,23 +20,21 @@ use opencl3::memory::{
 use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING, cl_mem};
 
+use super::batch::StageStats;
 use super::cache::ProgramCache;
 use super::device::DeviceInfo;
+use super::error::cl;
 use super::fault::{Fault, FaultKind};
+use super::host::{alloc, make_queue, prev_pow2, shared_context, span, upload, upload_padded};
 use super::kernels::{self, Geometry, KernelKind, MatchOut, PAD, PatternArgs};
 use super::lineindex::{self, BatchLines, Ends, LineBufs, LineEvents, LineProgram};
 use super::program;
-use super::stream::StageStats;
 
 /// Offsets read back speculatively with every batch (one round trip covers
 /// batches with at most this many matches).
 pub const HEAD_ENTRIES: usize = 16 * 1024;
 
 static ZERO: [u32; 1] = [0];
-
-pub(crate) fn cl(what: &'static str) -> impl Fn(ClError) -> String {
-    move |e| format!("{what}: {e} ({})", e.0)
-}
 
 /// Time spent building the device side (reported by `--stats`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -136,46 +133,6 @@ pub(crate) struct GpuConfig<'a> {
     pub fault: Option<Fault>,
 }
 
-/// One context per device for the whole process (creating one costs about
-/// 0.36 s on an H100; engines, tests and benchmarks share it). Contexts are
-/// never released: the process ends first.
-pub(crate) fn shared_context(info: &DeviceInfo) -> Result<Arc<Context>, ClError> {
-    type Table = Mutex<Vec<(usize, Arc<Context>)>>;
-    static CONTEXTS: OnceLock<Table> = OnceLock::new();
-    let key = info.device.id() as usize;
-    let mut v = CONTEXTS
-        .get_or_init(|| Mutex::new(Vec::new()))
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some((_, c)) = v.iter().find(|(k, _)| *k == key) {
-        return Ok(Arc::clone(c));
-    }
-    let c = Arc::new(Context::from_device(&info.device)?);
-    v.push((key, Arc::clone(&c)));
-    Ok(c)
-}
-
-pub(crate) fn make_queue(ctx: &Context) -> Result<CommandQueue, ClError> {
-    CommandQueue::create_default_with_properties(ctx, CL_QUEUE_PROFILING_ENABLE, 0)
-        .or_else(|_| CommandQueue::create_default(ctx, CL_QUEUE_PROFILING_ENABLE))
-}
-
-fn prev_pow2(x: usize) -> usize {
-    if x == 0 {
-        1
-    } else {
-        1 << (usize::BITS - 1 - x.leading_zeros())
-    }
-}
-
-/// Device time of a finished command (0 when profiling is unavailable).
-pub(crate) fn span(e: &Event) -> Duration {
-    match (e.profiling_command_start(), e.profiling_command_end()) {
-        (Ok(s), Ok(t)) if t >= s => Duration::from_nanos(t - s),
-        _ => Duration::ZERO,
-    }
-}
-
 /// One staging slot: a pinned staging buffer mapped once on `queue`, the
 /// device's text buffer, a result buffer of `out_cap` entries and a counter.
 fn new_slot(
@@ -184,25 +141,15 @@ fn new_slot(
     len: usize,
     out_cap: usize,
 ) -> Result<Slot, String> {
-    // SAFETY: no host pointer is passed (null); the sizes are non-zero and
-    // checked against the device's limit by the caller.
-    let (staging, text, out, count) = unsafe {
-        (
-            Buffer::<u8>::create(
-                context,
-                CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
-                len,
-                ptr::null_mut(),
-            )
-            .map_err(cl("allocating a pinned staging buffer"))?,
-            Buffer::<u8>::create(context, CL_MEM_READ_ONLY, len, ptr::null_mut())
-                .map_err(cl("allocating a device buffer"))?,
-            Buffer::<u32>::create(context, CL_MEM_READ_WRITE, out_cap, ptr::null_mut())
-                .map_err(cl("allocating a result buffer"))?,
-            Buffer::<u32>::create(context, CL_MEM_READ_WRITE, 1, ptr::null_mut())
-                .map_err(cl("allocating a counter"))?,
-        )
-    };
+    // The sizes are non-zero and checked against the device's limit by the
+    // caller.
+    let staging = alloc::<u8>(context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, len)
+        .map_err(cl("allocating a pinned staging buffer"))?;
+    let text =
+        alloc::<u8>(context, CL_MEM_READ_ONLY, len).map_err(cl("allocating a device buffer"))?;
+    let out = alloc::<u32>(context, CL_MEM_READ_WRITE, out_cap)
+        .map_err(cl("allocating a result buffer"))?;
+    let count = alloc::<u32>(context, CL_MEM_READ_WRITE, 1).map_err(cl("allocating a counter"))?;
     let mut p: cl_mem = ptr::null_mut();
     // SAFETY: a blocking map of the whole staging buffer; `p` receives the
     // host address, valid until the buffer is unmapped (in `release_slots`,
@@ -755,11 +702,8 @@ impl Gpu {
                 return Ok(None);
             }
             st.overflow_reruns += 1;
-            // SAFETY: a fresh buffer, no host pointer.
-            s.out = unsafe {
-                Buffer::<u32>::create(&self.context, CL_MEM_READ_WRITE, new_cap, ptr::null_mut())
-                    .map_err(cl("allocating a larger result buffer"))?
-            };
+            s.out = alloc::<u32>(&self.context, CL_MEM_READ_WRITE, new_cap)
+                .map_err(cl("allocating a larger result buffer"))?;
             s.out_cap = new_cap;
             let t = Instant::now();
             // SAFETY: blocking calls on live host memory; the text buffer
@@ -813,34 +757,13 @@ impl Gpu {
 
     /// A device copy of `data` followed by `PAD` newlines.
     fn padded_text(&self, data: &[u8]) -> Result<Buffer<u8>, String> {
-        let len = data.len() + PAD;
-        let mut padded = Vec::with_capacity(len);
-        padded.extend_from_slice(data);
-        padded.resize(len, b'\n');
-        // SAFETY: COPY_HOST_PTR copies from a live vector during the call.
-        unsafe {
-            Buffer::<u8>::create(
-                &self.context,
-                CL_MEM_READ_ONLY | opencl3::memory::CL_MEM_COPY_HOST_PTR,
-                len,
-                padded.as_mut_ptr() as *mut c_void,
-            )
-        }
-        .map_err(cl("allocating a device buffer"))
+        upload_padded(&self.context, CL_MEM_READ_ONLY, data, PAD)
+            .map_err(cl("allocating a device buffer"))
     }
 
     /// A zeroed device array of `n` counters.
     fn zeroed_u32(&self, n: usize) -> Result<Buffer<u32>, String> {
-        // SAFETY: COPY_HOST_PTR copies from a live vector during the call.
-        unsafe {
-            Buffer::<u32>::create(
-                &self.context,
-                CL_MEM_READ_WRITE | opencl3::memory::CL_MEM_COPY_HOST_PTR,
-                n,
-                vec![0u32; n].as_mut_ptr() as *mut c_void,
-            )
-        }
-        .map_err(cl("allocating counters"))
+        upload(&self.context, CL_MEM_READ_WRITE, &vec![0u32; n]).map_err(cl("allocating counters"))
     }
 
     /// One match-mode launch over `data`: the kernel's count and the

@@ -3,17 +3,15 @@
 //! family (opencl3's `ExecuteKernel` panics on a missing argument; these
 //! functions set every argument and return errors instead).
 
-use std::ffi::c_void;
-use std::ptr;
-
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, ClMem};
-use opencl3::types::cl_event;
+use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, ClMem};
+use opencl3::types::{cl_event, cl_mem};
 
+use super::host::{Arg, enqueue_1d, set_args, upload};
 use super::program::{CHAR16_SRC, NAIVE_SRC, THREE_PHASE_SRC};
 
 /// Bytes the host pads after the data in every text buffer (>= 16, for the
@@ -468,16 +466,7 @@ pub enum PatternArgs {
 }
 
 fn ro_buffer<T: Copy>(ctx: &Context, data: &[T]) -> Result<Buffer<T>, ClError> {
-    // SAFETY: COPY_HOST_PTR copies `data.len()` elements from a live slice
-    // during the call; the pointer is not kept.
-    unsafe {
-        Buffer::<T>::create(
-            ctx,
-            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-            data.len(),
-            data.as_ptr() as *mut c_void,
-        )
-    }
+    upload(ctx, CL_MEM_READ_ONLY, data)
 }
 
 impl PatternArgs {
@@ -547,29 +536,6 @@ impl PatternArgs {
     }
 }
 
-/// Sets kernel argument `i` to a value (a scalar or a `cl_mem`).
-///
-/// # Safety
-/// `T` must have the size and layout of the kernel's argument `i`.
-unsafe fn arg<T>(k: &Kernel, i: u32, v: &T) -> Result<(), ClError> {
-    // SAFETY: forwarded to the caller's contract.
-    unsafe { k.set_arg(i, v) }
-}
-
-fn enqueue_1d(
-    q: &CommandQueue,
-    k: &Kernel,
-    global: usize,
-    local: usize,
-    wait: &[cl_event],
-) -> Result<Event, ClError> {
-    let g = [global];
-    let l = [local];
-    // SAFETY: one-dimensional sizes from live arrays; every argument of `k`
-    // was set by the caller (the launch functions below set all of them).
-    unsafe { q.enqueue_nd_range_kernel(k.get(), 1, ptr::null(), g.as_ptr(), l.as_ptr(), wait) }
-}
-
 /// Arguments 0..=11 of the char16 kernels (match and count mode alike).
 ///
 /// # Safety
@@ -578,7 +544,7 @@ unsafe fn char16_common_args(
     kernel: &Kernel,
     args: &PatternArgs,
     geo: Geometry,
-    text: &opencl3::types::cl_mem,
+    text: cl_mem,
     n: u32,
 ) -> Result<(), ClError> {
     let PatternArgs::Char16 {
@@ -596,22 +562,22 @@ unsafe fn char16_common_args(
         return Err(ClError(opencl3::error_codes::CL_INVALID_KERNEL));
     };
     let block = geo.block() as u32;
-    // SAFETY: indices and types follow multi_char16.cl's argument layout.
-    unsafe {
-        arg(kernel, 0, text)?;
-        arg(kernel, 1, &n)?;
-        arg(kernel, 2, &pats.get())?;
-        arg(kernel, 3, &masks.get())?;
-        arg(kernel, 4, &pinfo.get())?;
-        arg(kernel, 5, npat)?;
-        arg(kernel, 6, &block)?;
-        arg(kernel, 7, &keys.get())?;
-        arg(kernel, 8, nk2)?;
-        arg(kernel, 9, nk1)?;
-        arg(kernel, 10, filter)?;
-        arg(kernel, 11, &nib.get())?;
-    }
-    Ok(())
+    let common = [
+        Arg::Mem(text),
+        Arg::U32(n),
+        pats.into(),
+        masks.into(),
+        pinfo.into(),
+        Arg::U32(*npat),
+        Arg::U32(block),
+        keys.into(),
+        Arg::U32(*nk2),
+        Arg::U32(*nk1),
+        Arg::U32(*filter),
+        nib.into(),
+    ];
+    // SAFETY: indices and kinds follow multi_char16.cl's argument layout.
+    unsafe { set_args(kernel, 0, &common) }
 }
 
 /// Where a match-mode launch writes.
@@ -639,24 +605,28 @@ pub fn launch_match(
         return Ok(None);
     }
     let t = text.get();
-    let out = o.out.get();
-    let count = o.count.get();
-    // SAFETY (all `arg` calls below): the argument indices and types follow
-    // the layout documented at the top of each kernel file: buffers as
-    // cl_mem, `uint` as u32.
+    let (out, cap, count) = (Arg::from(o.out), Arg::U32(o.cap), Arg::from(o.count));
+    let wg = geo.wg;
+    // SAFETY (every `set_args` and `enqueue_1d` below): the argument
+    // indices and kinds follow the layout documented at the top of each
+    // kernel file (buffers as cl_mem, `uint` as u32), and every argument of
+    // the kernel is set before its launch.
     unsafe {
         match args {
             PatternArgs::Naive { pats, info, npat } => {
-                arg(kernel, 0, &t)?;
-                arg(kernel, 1, &n)?;
-                arg(kernel, 2, &pats.get())?;
-                arg(kernel, 3, &info.get())?;
-                arg(kernel, 4, npat)?;
-                arg(kernel, 5, &out)?;
-                arg(kernel, 6, &o.cap)?;
-                arg(kernel, 7, &count)?;
-                let global = (n as usize).div_ceil(geo.wg) * geo.wg;
-                enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+                let a = [
+                    Arg::Mem(t),
+                    Arg::U32(n),
+                    pats.into(),
+                    info.into(),
+                    Arg::U32(*npat),
+                    out,
+                    cap,
+                    count,
+                ];
+                set_args(kernel, 0, &a)?;
+                let global = (n as usize).div_ceil(wg) * wg;
+                enqueue_1d(q, kernel, global, wg, wait).map(Some)
             }
             PatternArgs::ThreePhase { pat, m, anchor } => {
                 if n < *m {
@@ -664,25 +634,26 @@ pub fn launch_match(
                 }
                 let npos = (n - m + 1) as usize;
                 let block = geo.block() as u32;
-                arg(kernel, 0, &t)?;
-                arg(kernel, 1, &n)?;
-                arg(kernel, 2, &pat.get())?;
-                arg(kernel, 3, m)?;
-                arg(kernel, 4, anchor)?;
-                arg(kernel, 5, &block)?;
-                arg(kernel, 6, &out)?;
-                arg(kernel, 7, &o.cap)?;
-                arg(kernel, 8, &count)?;
-                let global = npos.div_ceil(geo.block()) * geo.wg;
-                enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+                let a = [
+                    Arg::Mem(t),
+                    Arg::U32(n),
+                    pat.into(),
+                    Arg::U32(*m),
+                    Arg::U32(*anchor),
+                    Arg::U32(block),
+                    out,
+                    cap,
+                    count,
+                ];
+                set_args(kernel, 0, &a)?;
+                let global = npos.div_ceil(geo.block()) * wg;
+                enqueue_1d(q, kernel, global, wg, wait).map(Some)
             }
             PatternArgs::Char16 { .. } => {
-                char16_common_args(kernel, args, geo, &t, n)?;
-                arg(kernel, 12, &out)?;
-                arg(kernel, 13, &o.cap)?;
-                arg(kernel, 14, &count)?;
-                let global = (n as usize).div_ceil(geo.block()) * geo.wg;
-                enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+                char16_common_args(kernel, args, geo, t, n)?;
+                set_args(kernel, 12, &[out, cap, count])?;
+                let global = (n as usize).div_ceil(geo.block()) * wg;
+                enqueue_1d(q, kernel, global, wg, wait).map(Some)
             }
             PatternArgs::Many(a) => super::many::launch(
                 q, kernel, a, geo.wg, geo.iters, text, n, o.out, o.cap, o.count, wait,
@@ -710,13 +681,14 @@ pub fn launch_count(
     if n == 0 {
         return Ok(None);
     }
-    // SAFETY: argument layout of multi_char16_count (see multi_char16.cl).
-    unsafe {
-        char16_common_args(kernel, args, geo, &text.get(), n)?;
-        arg(kernel, 12, &counts.get())?;
-    }
     let global = (n as usize).div_ceil(geo.block()) * geo.wg;
-    enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+    // SAFETY: argument layout of multi_char16_count (see multi_char16.cl),
+    // every argument set before the launch.
+    unsafe {
+        char16_common_args(kernel, args, geo, text.get(), n)?;
+        set_args(kernel, 12, &[counts.into()])?;
+        enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+    }
 }
 
 #[cfg(test)]

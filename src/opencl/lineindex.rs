@@ -9,7 +9,6 @@
 //! One small launch function per kernel (opencl3's `ExecuteKernel` panics
 //! on a missing argument; these set every argument and return errors).
 
-use std::ptr;
 use std::time::Duration;
 
 use opencl3::command_queue::CommandQueue;
@@ -23,6 +22,10 @@ use opencl3::types::{CL_BLOCKING, cl_event, cl_mem};
 
 use super::cache::ProgramCache;
 use super::device::DeviceInfo;
+use super::error::cl;
+use super::host::{
+    Arg, alloc, enqueue_1d, make_queue, prev_pow2, set_args, shared_context, span_between, upload,
+};
 use super::program;
 
 pub const LINE_INDEX_SRC: &str = include_str!("../../kernels/line_index.cl");
@@ -106,18 +109,6 @@ pub(crate) struct LineProgram {
     pub wg: usize,
 }
 
-fn prev_pow2(x: usize) -> usize {
-    if x == 0 {
-        1
-    } else {
-        1 << (usize::BITS - 1 - x.leading_zeros())
-    }
-}
-
-fn cl(what: &'static str) -> impl Fn(ClError) -> String {
-    super::gpu::cl(what)
-}
-
 impl LineProgram {
     /// Builds the program (through the cache) with the largest power-of-two
     /// work-group size up to `wg` that every kernel allows.
@@ -185,9 +176,7 @@ pub(crate) struct LineBufs {
 }
 
 fn rw_buffer(ctx: &Context, len: usize, what: &'static str) -> Result<Buffer<u32>, String> {
-    // SAFETY: no host pointer is passed (null); the length is non-zero.
-    unsafe { Buffer::<u32>::create(ctx, CL_MEM_READ_WRITE, len.max(1), ptr::null_mut()) }
-        .map_err(cl(what))
+    alloc::<u32>(ctx, CL_MEM_READ_WRITE, len.max(1)).map_err(cl(what))
 }
 
 /// Newline index capacity for a batch of `bytes`: a quarter of the bytes
@@ -233,27 +222,23 @@ impl LineBufs {
     }
 }
 
-/// Sets kernel argument `i`.
+/// Sets every argument of `k` and enqueues `groups` groups of `wg`.
 ///
 /// # Safety
-/// `T` must have the size and layout of the kernel's argument `i`.
-unsafe fn arg<T>(k: &Kernel, i: u32, v: &T) -> Result<(), ClError> {
-    // SAFETY: forwarded to the caller's contract.
-    unsafe { k.set_arg(i, v) }
-}
-
-fn enqueue(
+/// `args` must follow `k`'s parameter list in `line_index.cl`.
+unsafe fn launch(
     q: &CommandQueue,
     k: &Kernel,
-    groups: usize,
-    wg: usize,
+    args: &[Arg],
+    (groups, wg): (usize, usize),
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
-    let g = [groups * wg];
-    let l = [wg];
-    // SAFETY: one-dimensional sizes from live arrays; the launch functions
-    // below set every argument of `k` first.
-    unsafe { q.enqueue_nd_range_kernel(k.get(), 1, ptr::null(), g.as_ptr(), l.as_ptr(), wait) }
+    // SAFETY: the caller's contract covers the arguments; all are set
+    // before the launch.
+    unsafe {
+        set_args(k, 0, args)?;
+        enqueue_1d(q, k, groups * wg, wg, wait)
+    }
 }
 
 /// Kernel 1: newlines per text block of `text[..n]` into `counts`.
@@ -265,13 +250,17 @@ pub fn launch_nl_block_counts(
     counts: cl_mem,
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
+    let args = [Arg::Mem(text), Arg::U32(n), Arg::Mem(counts)];
     // SAFETY: layout of nl_block_counts (line_index.cl): cl_mem, uint, cl_mem.
     unsafe {
-        arg(&p.nl_counts, 0, &text)?;
-        arg(&p.nl_counts, 1, &n)?;
-        arg(&p.nl_counts, 2, &counts)?;
+        launch(
+            q,
+            &p.nl_counts,
+            &args,
+            (p.text_blocks(n as usize), p.wg),
+            wait,
+        )
     }
-    enqueue(q, &p.nl_counts, p.text_blocks(n as usize), p.wg, wait)
 }
 
 /// Kernels 2 and 6: exclusive scan of `counts[..nblocks]` in place, the
@@ -285,14 +274,14 @@ pub fn launch_scan(
     slot: u32,
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
+    let args = [
+        Arg::Mem(counts),
+        Arg::U32(nblocks),
+        Arg::Mem(info),
+        Arg::U32(slot),
+    ];
     // SAFETY: layout of scan_counts: cl_mem, uint, cl_mem, uint.
-    unsafe {
-        arg(&p.scan, 0, &counts)?;
-        arg(&p.scan, 1, &nblocks)?;
-        arg(&p.scan, 2, &info)?;
-        arg(&p.scan, 3, &slot)?;
-    }
-    enqueue(q, &p.scan, 1, p.wg, wait)
+    unsafe { launch(q, &p.scan, &args, (1, p.wg), wait) }
 }
 
 /// Kernel 3: newline positions of `text[..n]` into `nl_index` (in order).
@@ -305,15 +294,23 @@ pub fn launch_nl_compact(
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
     let cap = b.cap_nl as u32;
+    let args = [
+        Arg::Mem(text),
+        Arg::U32(n),
+        Arg::from(&b.nl_counts),
+        Arg::from(&b.nl_index),
+        Arg::U32(cap),
+    ];
     // SAFETY: layout of nl_compact: cl_mem, uint, cl_mem, cl_mem, uint.
     unsafe {
-        arg(&p.nl_compact, 0, &text)?;
-        arg(&p.nl_compact, 1, &n)?;
-        arg(&p.nl_compact, 2, &b.nl_counts.get())?;
-        arg(&p.nl_compact, 3, &b.nl_index.get())?;
-        arg(&p.nl_compact, 4, &cap)?;
+        launch(
+            q,
+            &p.nl_compact,
+            &args,
+            (p.text_blocks(n as usize), p.wg),
+            wait,
+        )
     }
-    enqueue(q, &p.nl_compact, p.text_blocks(n as usize), p.wg, wait)
 }
 
 /// The match offsets a line-mode batch starts from: `offs` (unordered,
@@ -333,20 +330,20 @@ pub fn launch_line_mark(
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
     let cap_nl = b.cap_nl as u32;
-    // SAFETY: layout of line_mark: cl_mem, cl_mem, uint, cl_mem, cl_mem,
-    // uint, cl_mem.
-    unsafe {
-        arg(&p.mark, 0, &b.nl_index.get())?;
-        arg(&p.mark, 1, &b.info.get())?;
-        arg(&p.mark, 2, &cap_nl)?;
-        arg(&p.mark, 3, &o.offs)?;
-        arg(&p.mark, 4, &o.count)?;
-        arg(&p.mark, 5, &o.cap)?;
-        arg(&p.mark, 6, &b.first.get())?;
-    }
     // Grid-stride: enough groups for the stored offsets, at most 4096.
     let groups = (o.cap as usize).div_ceil(p.wg).clamp(1, 4096);
-    enqueue(q, &p.mark, groups, p.wg, wait)
+    let args = [
+        Arg::from(&b.nl_index),
+        Arg::from(&b.info),
+        Arg::U32(cap_nl),
+        Arg::Mem(o.offs),
+        Arg::Mem(o.count),
+        Arg::U32(o.cap),
+        Arg::from(&b.first),
+    ];
+    // SAFETY: layout of line_mark: cl_mem, cl_mem, uint, cl_mem, cl_mem,
+    // uint, cl_mem.
+    unsafe { launch(q, &p.mark, &args, (groups, p.wg), wait) }
 }
 
 /// Kernel 5: marked lines per line block; `groups` blocks cover every line
@@ -359,14 +356,14 @@ pub fn launch_line_block_counts(
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
     let cap_nl = b.cap_nl as u32;
+    let args = [
+        Arg::from(&b.first),
+        Arg::from(&b.info),
+        Arg::U32(cap_nl),
+        Arg::from(&b.line_counts),
+    ];
     // SAFETY: layout of line_block_counts: cl_mem, cl_mem, uint, cl_mem.
-    unsafe {
-        arg(&p.line_counts, 0, &b.first.get())?;
-        arg(&p.line_counts, 1, &b.info.get())?;
-        arg(&p.line_counts, 2, &cap_nl)?;
-        arg(&p.line_counts, 3, &b.line_counts.get())?;
-    }
-    enqueue(q, &p.line_counts, groups, p.wg, wait)
+    unsafe { launch(q, &p.line_counts, &args, (groups, p.wg), wait) }
 }
 
 /// Kernel 7: the marked lines, in order, into `out_lines`/`out_first`
@@ -380,18 +377,18 @@ pub fn launch_line_compact(
 ) -> Result<Event, ClError> {
     let cap_nl = b.cap_nl as u32;
     let cap_out = b.cap_out as u32;
+    let args = [
+        Arg::from(&b.first),
+        Arg::from(&b.info),
+        Arg::U32(cap_nl),
+        Arg::from(&b.line_counts),
+        Arg::from(&b.out_lines),
+        Arg::from(&b.out_first),
+        Arg::U32(cap_out),
+    ];
     // SAFETY: layout of line_compact: cl_mem, cl_mem, uint, cl_mem, cl_mem,
     // cl_mem, uint.
-    unsafe {
-        arg(&p.compact, 0, &b.first.get())?;
-        arg(&p.compact, 1, &b.info.get())?;
-        arg(&p.compact, 2, &cap_nl)?;
-        arg(&p.compact, 3, &b.line_counts.get())?;
-        arg(&p.compact, 4, &b.out_lines.get())?;
-        arg(&p.compact, 5, &b.out_first.get())?;
-        arg(&p.compact, 6, &cap_out)?;
-    }
-    enqueue(q, &p.compact, groups, p.wg, wait)
+    unsafe { launch(q, &p.compact, &args, (groups, p.wg), wait) }
 }
 
 /// The events of one batch's line kernels (first and last, for timing).
@@ -403,13 +400,7 @@ pub(crate) struct LineEvents {
 impl LineEvents {
     /// Device time from the first kernel's start to the last one's end.
     pub fn span(&self) -> Duration {
-        match (
-            self.first.profiling_command_start(),
-            self.last.profiling_command_end(),
-        ) {
-            (Ok(s), Ok(t)) if t >= s => Duration::from_nanos(t - s),
-            _ => Duration::ZERO,
-        }
+        span_between(&self.first, &self.last)
     }
 }
 
@@ -520,8 +511,8 @@ impl LineIndexer {
         cache: &ProgramCache,
     ) -> Result<LineIndexer, String> {
         let info = super::select(sel).map_err(|e| e.to_string())?;
-        let context = super::gpu::shared_context(&info).map_err(cl("creating the context"))?;
-        let queue = super::gpu::make_queue(&context).map_err(cl("creating a command queue"))?;
+        let context = shared_context(&info).map_err(cl("creating the context"))?;
+        let queue = make_queue(&context).map_err(cl("creating a command queue"))?;
         let prog = LineProgram::build(&context, &info, cache, wg)?;
         Ok(LineIndexer {
             context,
@@ -560,9 +551,10 @@ impl LineIndexer {
         if offs.is_empty() {
             offs.push(0);
         }
-        let tbuf = upload(&self.context, &mut padded)?;
-        let obuf = upload(&self.context, &mut offs)?;
-        let cbuf = upload(&self.context, &mut [offsets.len() as u32])?;
+        let tbuf = upload(&self.context, CL_MEM_READ_WRITE, &padded).map_err(cl("uploading"))?;
+        let obuf = upload(&self.context, CL_MEM_READ_WRITE, &offs).map_err(cl("uploading"))?;
+        let cbuf = upload(&self.context, CL_MEM_READ_WRITE, &[offsets.len() as u32])
+            .map_err(cl("uploading"))?;
         let o = Offsets {
             offs: obuf.get(),
             count: cbuf.get(),
@@ -596,20 +588,6 @@ impl LineIndexer {
             Ends::All,
         )
     }
-}
-
-fn upload<T: Copy>(ctx: &Context, data: &mut [T]) -> Result<Buffer<T>, String> {
-    // SAFETY: COPY_HOST_PTR copies `data.len()` elements from a live slice
-    // during the call; the pointer is not kept.
-    unsafe {
-        Buffer::<T>::create(
-            ctx,
-            CL_MEM_READ_WRITE | opencl3::memory::CL_MEM_COPY_HOST_PTR,
-            data.len(),
-            data.as_mut_ptr() as *mut std::ffi::c_void,
-        )
-    }
-    .map_err(cl("uploading"))
 }
 
 #[cfg(test)]

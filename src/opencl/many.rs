@@ -25,26 +25,28 @@
 //! engine's batch path; [`ManySearcher`], a self-contained device searcher
 //! for tests; [`bench`] for `gsearch-bench-many`.
 
-use std::ffi::c_void;
-use std::fmt::Write as _;
-use std::ptr;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
+use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, ClMem};
+use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, cl_event};
 
 use crate::engine::LiteralSet;
-use crate::engine::cpu::CpuLiteralEngine;
 
 use super::cache::ProgramCache;
 use super::device::{DeviceSelector, select};
+use super::error::cl;
+use super::host::{
+    Arg, alloc, enqueue_1d, make_queue, prev_pow2, set_args, shared_context, span, time_copies,
+    upload,
+};
 
 /// The kernel source (embedded).
 pub const MANY_SRC: &str = include_str!("../../kernels/many_literals.cl");
@@ -512,16 +514,7 @@ pub struct ManyInfo {
 }
 
 fn ro_buffer<T: Copy>(ctx: &Context, data: &[T]) -> Result<Buffer<T>, ClError> {
-    // SAFETY: COPY_HOST_PTR copies `data.len()` elements from a live,
-    // non-empty slice during the call; the pointer is not kept.
-    unsafe {
-        Buffer::<T>::create(
-            ctx,
-            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-            data.len(),
-            data.as_ptr() as *mut c_void,
-        )
-    }
+    upload(ctx, CL_MEM_READ_ONLY, data)
 }
 
 fn context_device(ctx: &Context) -> Option<Device> {
@@ -639,61 +632,38 @@ pub fn launch(
     }
     let blk = block(wg, iters).min(1 << 30);
     let blk32 = blk as u32;
-    // SAFETY (every set_arg below): indices and types follow the argument
-    // layout documented at the top of kernels/many_literals.cl: buffers as
-    // cl_mem, `uint` as u32, `__local` arguments by size with no value.
-    unsafe {
-        kernel.set_arg(0, &text.get())?;
-        kernel.set_arg(1, &n)?;
-        kernel.set_arg(2, &blk32)?;
-        kernel.set_arg(3, &a.flags)?;
-        kernel.set_arg(4, &a.classes)?;
-        kernel.set_arg(5, &a.lshift)?;
-        kernel.set_arg(6, &a.lwords)?;
-        kernel.set_arg(7, &a.lfilter.get())?;
-        kernel.set_arg(8, &a.direct.get())?;
-        kernel.set_arg(9, &a.gshift)?;
-        kernel.set_arg(10, &a.gfilter.get())?;
-        kernel.set_arg(11, &a.tmask)?;
-        kernel.set_arg(12, &a.bstart.get())?;
-        kernel.set_arg(13, &a.ents.get())?;
-        kernel.set_arg(14, &a.pats.get())?;
-        kernel.set_arg(15, &out.get())?;
-        kernel.set_arg(16, &cap)?;
-        kernel.set_arg(17, &count.get())?;
-        kernel.set_arg_local_buffer(18, a.lwords as usize * 4)?;
-        kernel.set_arg_local_buffer(19, a.direct_local_words * 4)?;
-        kernel.set_arg_local_buffer(20, a.rcap as usize * 4)?;
-        kernel.set_arg(21, &a.rcap)?;
-    }
+    let args = [
+        Arg::from(text),
+        Arg::U32(n),
+        Arg::U32(blk32),
+        Arg::U32(a.flags),
+        Arg::U32(a.classes),
+        Arg::U32(a.lshift),
+        Arg::U32(a.lwords),
+        Arg::from(&a.lfilter),
+        Arg::from(&a.direct),
+        Arg::U32(a.gshift),
+        Arg::from(&a.gfilter),
+        Arg::U32(a.tmask),
+        Arg::from(&a.bstart),
+        Arg::from(&a.ents),
+        Arg::from(&a.pats),
+        Arg::from(out),
+        Arg::U32(cap),
+        Arg::from(count),
+        Arg::Local(a.lwords as usize * 4),
+        Arg::Local(a.direct_local_words * 4),
+        Arg::Local(a.rcap as usize * 4),
+        Arg::U32(a.rcap),
+    ];
     let groups = (n as usize).div_ceil(blk).min(a.max_groups.max(1));
-    let g = [groups * wg];
-    let l = [wg];
-    // SAFETY: one-dimensional sizes from live arrays; every argument of the
-    // kernel was set above.
+    // SAFETY: indices and kinds follow the argument layout documented at
+    // the top of kernels/many_literals.cl (buffers as cl_mem, `uint` as
+    // u32, `__local` arguments by size); every argument is set before the
+    // launch.
     unsafe {
-        q.enqueue_nd_range_kernel(kernel.get(), 1, ptr::null(), g.as_ptr(), l.as_ptr(), wait)
-            .map(Some)
-    }
-}
-
-fn cl(what: &'static str) -> impl Fn(ClError) -> String {
-    move |e| format!("{what}: {e} ({})", e.0)
-}
-
-fn prev_pow2(x: usize) -> usize {
-    if x == 0 {
-        1
-    } else {
-        1 << (usize::BITS - 1 - x.leading_zeros())
-    }
-}
-
-/// Device time of a finished command (0 without profiling).
-fn span(e: &Event) -> Duration {
-    match (e.profiling_command_start(), e.profiling_command_end()) {
-        (Ok(s), Ok(t)) if t >= s => Duration::from_nanos(t - s),
-        _ => Duration::ZERO,
+        set_args(kernel, 0, &args)?;
+        enqueue_1d(q, kernel, groups * wg, wg, wait).map(Some)
     }
 }
 
@@ -701,7 +671,7 @@ fn span(e: &Event) -> Duration {
 /// queue and program): tests and the benchmark use it; the engine uses
 /// [`ManyArgs`] and [`launch`] on its own context instead.
 pub struct ManySearcher {
-    context: Context,
+    context: Arc<Context>,
     queue: CommandQueue,
     _program: Program,
     kernel: Kernel,
@@ -722,11 +692,8 @@ impl ManySearcher {
         iters: usize,
     ) -> Result<ManySearcher, String> {
         let info = select(sel).map_err(|e| e.to_string())?;
-        let context = Context::from_device(&info.device).map_err(cl("creating the context"))?;
-        let queue =
-            CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
-                .or_else(|_| CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE))
-                .map_err(cl("creating a command queue"))?;
+        let context = shared_context(&info).map_err(cl("creating the context"))?;
+        let queue = make_queue(&context).map_err(cl("creating a command queue"))?;
         let mut wg = prev_pow2(wg.unwrap_or(256).min(info.max_work_group).max(1));
         let cache = ProgramCache::default_location();
         let (program, kernel) = loop {
@@ -783,15 +750,10 @@ impl ManySearcher {
         cap: usize,
     ) -> Result<(Duration, u64, Option<Vec<u64>>), String> {
         let cap = cap.max(1);
-        // SAFETY: fresh device buffers, no host pointer.
-        let (out, mut count) = unsafe {
-            (
-                Buffer::<u32>::create(&self.context, CL_MEM_READ_WRITE, cap, ptr::null_mut())
-                    .map_err(cl("allocating the result buffer"))?,
-                Buffer::<u32>::create(&self.context, CL_MEM_READ_WRITE, 1, ptr::null_mut())
-                    .map_err(cl("allocating the counter"))?,
-            )
-        };
+        let out = alloc::<u32>(&self.context, CL_MEM_READ_WRITE, cap)
+            .map_err(cl("allocating the result buffer"))?;
+        let mut count = alloc::<u32>(&self.context, CL_MEM_READ_WRITE, 1)
+            .map_err(cl("allocating the counter"))?;
         let zero = [0u32];
         // SAFETY: blocking write from live memory.
         unsafe {
@@ -859,48 +821,24 @@ impl ManySearcher {
         got.ok_or_else(|| format!("match count changed on re-run ({c} then {c2})"))
     }
 
+    /// Device times of `runs` device-to-device copies of `n` bytes of
+    /// `text` (after one warm-up copy): the benchmark's bandwidth baseline.
+    pub fn time_copies(
+        &self,
+        text: &Buffer<u8>,
+        n: usize,
+        runs: usize,
+    ) -> Result<Vec<Duration>, String> {
+        time_copies(&self.context, &self.queue, text, n, runs)
+    }
+
     pub fn find_all(&self, hay: &[u8]) -> Result<Vec<u64>, String> {
         self.find_all_with_cap(hay, 1 << 16)
     }
 }
 
 // ---------------------------------------------------------------------------
-// Benchmark (gsearch-bench-many)
-
-/// What `gsearch-bench-many` runs.
-#[derive(Clone, Debug)]
-pub struct BenchConfig {
-    pub selector: DeviceSelector,
-    /// Text bytes (generated when `text` is None; a file is cut to this).
-    pub size: usize,
-    pub text: Option<std::path::PathBuf>,
-    /// Word list, one a line (generated when None).
-    pub words: Option<std::path::PathBuf>,
-    pub counts: Vec<usize>,
-    pub runs: usize,
-    pub fold: bool,
-    /// Bytes of the text whose offsets are compared with the CPU engine.
-    pub check_bytes: usize,
-    pub wg: Option<usize>,
-    pub iters: usize,
-}
-
-impl Default for BenchConfig {
-    fn default() -> Self {
-        BenchConfig {
-            selector: DeviceSelector::Explicit,
-            size: 1 << 30,
-            text: None,
-            words: None,
-            counts: vec![100, 1_000, 3_500, 10_000, 35_000, 100_000],
-            runs: 5,
-            fold: false,
-            check_bytes: 32 << 20,
-            wg: None,
-            iters: 64,
-        }
-    }
-}
+// Test and benchmark data
 
 struct Rng(u64);
 
@@ -969,190 +907,10 @@ pub fn vocab_text(size: usize, vocab: &[Vec<u8>], seed: u64) -> Vec<u8> {
     v
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
-}
-
-/// Runs the many-literal benchmark and returns a markdown report.
-pub fn bench(cfg: &BenchConfig) -> Result<String, String> {
-    let t = Instant::now();
-    let (text, text_desc) = match &cfg.text {
-        Some(p) => {
-            let mut v = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            v.truncate(cfg.size.min((1 << 31) - 64));
-            (v, format!("{}", p.display()))
-        }
-        None => (Vec::new(), String::new()),
-    };
-    let max_n = cfg.counts.iter().copied().max().unwrap_or(0);
-    let (words, text, text_desc) = match &cfg.words {
-        Some(p) => {
-            let s = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let w: Vec<Vec<u8>> = s
-                .split(|&b| b == b'\n')
-                .filter(|l| !l.is_empty())
-                .map(<[u8]>::to_vec)
-                .collect();
-            let text = if text.is_empty() {
-                vocab_text(cfg.size, &w, 7)
-            } else {
-                text
-            };
-            let d = if text_desc.is_empty() {
-                "generated from the word list".to_string()
-            } else {
-                text_desc
-            };
-            (w, text, d)
-        }
-        None => {
-            // vocabulary 4x the largest set; the sets take every 4th word,
-            // so about a quarter of the text's words match
-            let vocab = vocabulary((max_n * 4).max(1000), 11);
-            let text = if text.is_empty() {
-                vocab_text(cfg.size, &vocab, 7)
-            } else {
-                text
-            };
-            let w: Vec<Vec<u8>> = vocab.into_iter().step_by(4).collect();
-            let d = if text_desc.is_empty() {
-                "generated identifier text (Zipf-like)".to_string()
-            } else {
-                text_desc
-            };
-            (w, text, d)
-        }
-    };
-    let gen_time = t.elapsed();
-    let n = text.len();
-    let mut rows = String::new();
-    let mut notes = Vec::new();
-    let mut device = String::new();
-    let mut copy_gbps = 0.0;
-    for &count in &cfg.counts {
-        let pats: Vec<Vec<u8>> = words.iter().take(count).cloned().collect();
-        let set = LiteralSet::new(pats, cfg.fold);
-        let tb = Instant::now();
-        let s = ManySearcher::new(&cfg.selector, &set, cfg.wg, cfg.iters)?;
-        let build = tb.elapsed();
-        device.clone_from(&s.device);
-        let dev = s.upload(&text)?;
-        if copy_gbps == 0.0 {
-            copy_gbps = copy_bandwidth(&s, &dev, n, cfg.runs)?;
-        }
-        let mut times = Vec::new();
-        let mut found = 0;
-        for i in 0..=cfg.runs {
-            let (d, c, _) = s.run_resident(&dev, n, 1 << 24)?;
-            if i > 0 {
-                times.push(d);
-            }
-            found = c;
-        }
-        let k = median(times);
-        let gbps = n as f64 / k.as_secs_f64().max(1e-12) / 1e9;
-        let check = if cfg.check_bytes > 0 {
-            let m = cfg.check_bytes.min(n);
-            let got = s.find_all(&text[..m])?;
-            let cpu = CpuLiteralEngine::new(&set)
-                .map_err(|e| e.to_string())?
-                .find_all(&text[..m]);
-            if got == cpu {
-                format!("ok ({} MB)", m >> 20)
-            } else {
-                notes.push(format!(
-                    "{count} patterns: device {} offsets, CPU {}",
-                    got.len(),
-                    cpu.len()
-                ));
-                "MISMATCH".to_string()
-            }
-        } else {
-            "-".into()
-        };
-        let i = s.info();
-        let _ = writeln!(
-            rows,
-            "| {} | {} | {} | {} KiB | {} KiB | {:.1} | {:.2} | {:.3} | {} | {:.0} ms | {} |",
-            set.patterns.len(),
-            i.keys,
-            i.classes,
-            i.local_filter_bytes >> 10,
-            i.global_filter_bytes >> 10,
-            gbps,
-            if copy_gbps > 0.0 {
-                gbps / copy_gbps
-            } else {
-                0.0
-            },
-            k.as_secs_f64() * 1e3,
-            found,
-            build.as_secs_f64() * 1e3,
-            check
-        );
-    }
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "## gsearch many-literal kernel benchmark\n\ndevice: {device}  \ntext: {text_desc}, {n} \
-         bytes (prepared in {:.1} s), words: {}, fold: {}  \nmedian of {} runs after 1 warm-up, \
-         device-resident text, OpenCL profiling events; copy (device to device, read + write): \
-         {:.1} GB/s\n",
-        gen_time.as_secs_f64(),
-        cfg.words
-            .as_ref()
-            .map_or("generated".to_string(), |p| p.display().to_string()),
-        cfg.fold,
-        cfg.runs,
-        copy_gbps
-    );
-    s.push_str(
-        "| patterns | keys | classes | local filter | global filter | GB/s | of copy | kernel ms \
-         | matching positions | set-up | CPU check |\n",
-    );
-    s.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-    s.push_str(&rows);
-    if !notes.is_empty() {
-        s.push_str("\nMISMATCHES:\n");
-        for n in notes {
-            let _ = writeln!(s, "- {n}");
-        }
-    }
-    Ok(s)
-}
-
-fn copy_bandwidth(
-    s: &ManySearcher,
-    src: &Buffer<u8>,
-    n: usize,
-    runs: usize,
-) -> Result<f64, String> {
-    // SAFETY: a fresh device buffer, no host pointer.
-    let mut dst = unsafe {
-        Buffer::<u8>::create(&s.context, CL_MEM_READ_WRITE, n.max(1), ptr::null_mut())
-            .map_err(cl("allocating the copy target"))?
-    };
-    let mut times = Vec::new();
-    for i in 0..=runs.max(1) {
-        // SAFETY: both buffers hold at least n bytes.
-        let ev = unsafe {
-            s.queue
-                .enqueue_copy_buffer(src, &mut dst, 0, 0, n, &[])
-                .map_err(cl("copying"))?
-        };
-        ev.wait().map_err(cl("copying"))?;
-        if i > 0 {
-            times.push(span(&ev));
-        }
-    }
-    let d = median(times);
-    Ok(2.0 * n as f64 / d.as_secs_f64().max(1e-12) / 1e9)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::cpu::CpuLiteralEngine;
     use crate::engine::naive;
     use proptest::prelude::*;
 

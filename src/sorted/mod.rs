@@ -39,7 +39,7 @@
 //!   after every block of ~len/(4 keys) bytes, its first 8 bytes as a
 //!   big-endian u64, built by all threads from the map), the keys' 8-byte
 //!   prefixes likewise, then one batched lower-bound search of all keys
-//!   among the samples on the device ([`search::DeviceSearch::pick_for`]);
+//!   among the samples on the device ([`DeviceSearch::pick_for`]);
 //!   the threads then resolve ties beyond 8 bytes and finish each key by a
 //!   binary search inside its sample interval.
 //!
@@ -49,9 +49,7 @@
 //! ([`SortedReport::warnings`]; [`run`] prints them to stderr).
 
 pub mod chunks;
-pub mod device;
 pub mod sample;
-pub mod search;
 pub mod text;
 
 use std::collections::HashMap;
@@ -60,8 +58,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::opencl::sorted::{DeviceSearch, MAX_LEN, Method, Timing};
+use crate::opencl::{DeviceError, open_device};
 use chunks::{Ranges, Split};
-use search::{DeviceSearch, MAX_LEN, Method};
 use text::{Disorder, Text, cmp_text, prefix_key};
 
 /// Where the search runs.
@@ -73,7 +72,7 @@ pub enum DeviceChoice {
     /// The device when there are many keys and OpenCL is present.
     Auto,
     /// The OpenCL device chosen by the selector (an index or a name
-    /// substring, see [`device::select_device`]); `None`: the environment
+    /// substring, see [`crate::opencl::select_device`]); `None`: the environment
     /// variable `GSEARCH_OPENCL_DEVICE`, else the preferred device.
     Device(Option<String>),
 }
@@ -475,7 +474,7 @@ fn cpu_search(
 
 /// Process-wide cache of opened devices with their built kernels, keyed by
 /// selector: a second `run` reuses them.
-fn device_searcher(selector: Option<&str>) -> Result<Arc<DeviceSearch<u64>>, device::DeviceError> {
+fn device_searcher(selector: Option<&str>) -> Result<Arc<DeviceSearch<u64>>, DeviceError> {
     type Cache = Mutex<HashMap<Option<String>, Arc<DeviceSearch<u64>>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
@@ -484,7 +483,7 @@ fn device_searcher(selector: Option<&str>) -> Result<Arc<DeviceSearch<u64>>, dev
     if let Some(ds) = map.get(&key) {
         return Ok(ds.clone());
     }
-    let dev = Arc::new(device::open_device(selector)?);
+    let dev = Arc::new(open_device(selector)?);
     let ds = Arc::new(DeviceSearch::<u64>::new(dev)?);
     map.insert(key, ds.clone());
     Ok(ds)
@@ -493,7 +492,7 @@ fn device_searcher(selector: Option<&str>) -> Result<Arc<DeviceSearch<u64>>, dev
 enum DeviceOutcome {
     Done {
         method: Method,
-        timing: search::Timing,
+        timing: Timing,
         samples: usize,
         block: usize,
         ranges: Vec<Ranges>,

@@ -5,8 +5,14 @@
 //! Environment: GSEARCH_BENCH_SIZE, GSEARCH_BENCH_RUNS, GSEARCH_OPENCL_DEVICE
 //! (SEL: `auto`, `any`, a device index from `--list-devices`, or a name part).
 
+mod bench;
+mod size;
+mod text;
+
 use gsearch::opencl::DeviceSelector;
-use gsearch::opencl::bench::{BenchConfig, parse_size, run};
+
+use bench::{BenchConfig, run};
+use size::parse_size;
 
 fn usage() -> ! {
     eprintln!(

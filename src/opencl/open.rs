@@ -1,8 +1,10 @@
-//! Opening an OpenCL device: enumeration, selection, context and queue.
+//! An opened OpenCL device for the sorted search ([`ClDevice`]): its own
+//! context, an in-order profiling queue and, on first use, the default
+//! on-device queue for device-side enqueue; and the choice of device.
 //!
 //! Selection order for [`open_device`]:
 //! 1. the explicit selector, else the environment variable
-//!    `GSEARCH_OPENCL_DEVICE`: a decimal index into [`list_devices`] or a
+//!    `GSEARCH_OPENCL_DEVICE`: a decimal index into [`all_devices`] or a
 //!    case-insensitive substring of "platform name / device name";
 //! 2. with no selector: the first GPU or accelerator, else the first device
 //!    of any type (a CPU runtime such as PoCL or Intel's).
@@ -14,72 +16,24 @@ use std::fmt;
 
 use opencl3::command_queue::{
     CL_QUEUE_ON_DEVICE, CL_QUEUE_ON_DEVICE_DEFAULT, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
-    CL_QUEUE_PROFILING_ENABLE, CommandQueue,
+    CommandQueue,
 };
 use opencl3::context::Context;
 use opencl3::device::Device;
 
-use crate::opencl::DeviceSelector;
+use super::device::{DeviceInfo, DeviceSelector, list_devices, pick};
+use super::error::{DEVICE_ENV, DeviceError, cl_err};
+use super::host::make_queue;
 
-/// Environment variable naming the device to use (index or name substring).
-pub const DEVICE_ENV: &str = "GSEARCH_OPENCL_DEVICE";
-
-/// Why no device could be opened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DeviceError {
-    /// No OpenCL loader or no platform: use the CPU.
-    NoOpenCl,
-    /// Devices exist but none matches the selector.
-    NoMatch {
-        selector: String,
-        available: Vec<String>,
-    },
-    /// An OpenCL call failed.
-    Cl { what: String, code: i32 },
-}
-
-impl fmt::Display for DeviceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DeviceError::NoOpenCl => write!(f, "no OpenCL platform or device available"),
-            DeviceError::NoMatch {
-                selector,
-                available,
-            } => {
-                write!(f, "no OpenCL device matches {selector:?}")?;
-                if available.is_empty() {
-                    write!(f, " (no devices)")
-                } else {
-                    write!(f, "; available: {}", available.join("; "))
-                }
-            }
-            DeviceError::Cl { what, code } => write!(f, "OpenCL error {code} in {what}"),
-        }
-    }
-}
-
-impl std::error::Error for DeviceError {}
-
-/// Turn an OpenCL error code into a [`DeviceError`] naming the call.
-pub(crate) fn cl_err(
-    what: impl Into<String>,
-) -> impl FnOnce(opencl3::error_codes::ClError) -> DeviceError {
-    let what = what.into();
-    move |e| DeviceError::Cl { what, code: e.0 }
-}
-
-pub use crate::opencl::DeviceInfo;
-
-/// Every device of every platform, in loader order (the shared discovery of
-/// `crate::opencl`). An absent loader or one without devices gives an empty
-/// list.
-pub fn list_devices() -> Vec<DeviceInfo> {
-    crate::opencl::list_devices().unwrap_or_default()
+/// Every device of every platform, in loader order (an absent loader or
+/// one without devices gives an empty list).
+pub fn all_devices() -> Vec<DeviceInfo> {
+    list_devices().unwrap_or_default()
 }
 
 /// Pick from `devices` by `selector` (an index, or a case-insensitive
 /// substring of a platform, vendor or device name, see
-/// [`crate::opencl::pick`]), or, without one, a GPU or accelerator first
+/// [`pick`]), or, without one, a GPU or accelerator first
 /// and else the first device.
 pub fn select_device<'a>(
     devices: &'a [DeviceInfo],
@@ -90,7 +44,7 @@ pub fn select_device<'a>(
     }
     let given = selector.map(str::trim).filter(|s| !s.is_empty());
     let sel = given.map_or(DeviceSelector::Explicit, DeviceSelector::parse);
-    crate::opencl::pick(devices, &sel)
+    pick(devices, &sel)
         .map(|i| &devices[i])
         .ok_or_else(|| DeviceError::NoMatch {
             selector: given.unwrap_or_default().to_string(),
@@ -130,21 +84,7 @@ impl ClDevice {
     pub fn open(info: &DeviceInfo) -> Result<ClDevice, DeviceError> {
         let device = Device::new(info.id());
         let context = Context::from_device(&device).map_err(cl_err("clCreateContext"))?;
-        // OpenCL 2.0+: clCreateCommandQueueWithProperties; 1.2 drivers lack
-        // it, so fall back to clCreateCommandQueue.
-        // SAFETY: `info.id` is a device of `context` (the context was made
-        // from exactly that device).
-        let queue = unsafe {
-            CommandQueue::create_with_properties(&context, info.id(), CL_QUEUE_PROFILING_ENABLE, 0)
-        }
-        .or_else(|_| {
-            // SAFETY: as above.
-            #[allow(deprecated)]
-            unsafe {
-                CommandQueue::create(&context, info.id(), CL_QUEUE_PROFILING_ENABLE)
-            }
-        })
-        .map_err(cl_err("clCreateCommandQueue"))?;
+        let queue = make_queue(&context).map_err(cl_err("clCreateCommandQueue"))?;
         Ok(ClDevice {
             info: info.clone(),
             max_work_group_size: device.max_work_group_size().unwrap_or(64).max(1),
@@ -199,7 +139,7 @@ impl ClDevice {
 /// Open the device chosen by `selector`, else by `GSEARCH_OPENCL_DEVICE`,
 /// else the preferred one (GPU/accelerator first).
 pub fn open_device(selector: Option<&str>) -> Result<ClDevice, DeviceError> {
-    let devices = list_devices();
+    let devices = all_devices();
     let env = std::env::var(DEVICE_ENV).ok();
     let sel = selector.or(env.as_deref());
     let info = select_device(&devices, sel)?;

@@ -11,16 +11,18 @@
 //! explicitly, so a missing argument is an error, not a panic.
 
 use std::marker::PhantomData;
-use std::ptr;
+
 use std::sync::{Arc, Mutex, OnceLock};
 
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, ClMem};
+use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, ClMem};
 use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, cl_mem};
 
-use super::device::{ClDevice, DeviceError, cl_err};
+use super::error::{DeviceError, cl_err};
+use super::host::{self, Arg, enqueue_1d, prev_pow2, set_args};
+use super::open::ClDevice;
 
 /// Source of the OpenCL C 1.2 kernels.
 pub const SEARCH_CL: &str = include_str!("../../kernels/search.cl");
@@ -83,6 +85,16 @@ pub enum Method {
 }
 
 impl Method {
+    /// N of an N-ary method, 1 for the others.
+    pub fn segs(&self) -> u32 {
+        match self {
+            Method::NaryHost { segs }
+            | Method::NaryLocal { segs }
+            | Method::NaryDeviceEnqueue { segs } => *segs,
+            _ => 1,
+        }
+    }
+
     /// Short name for `--stats` and the benchmark table.
     pub fn name(&self) -> String {
         match self {
@@ -181,6 +193,14 @@ pub struct DeviceSearch<T: SearchKey> {
     /// the whole of a call, which waits for its kernels).
     bounds_scratch: Mutex<Option<(usize, Buffer<u32>)>>,
     _t: PhantomData<T>,
+}
+
+/// The range buffers of an N-ary search besides `out` (see
+/// [`DeviceSearch::nary_scratch`]).
+struct NaryScratch {
+    hi_a: Buffer<u32>,
+    lo_b: Buffer<u32>,
+    hi_b: Buffer<u32>,
 }
 
 fn build_program(dev: &ClDevice, sources: &[&str], options: &str) -> Result<Program, String> {
@@ -329,32 +349,14 @@ impl<T: SearchKey> DeviceSearch<T> {
         if data.is_empty() {
             return self.alloc::<U>(1);
         }
-        // SAFETY: with CL_MEM_COPY_HOST_PTR the driver copies data.len()
-        // elements from the pointer during the call; the slice is valid and
-        // not mutated for that long, and the buffer does not keep it.
-        unsafe {
-            Buffer::<U>::create(
-                &self.dev.context,
-                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                data.len(),
-                data.as_ptr() as *mut _,
-            )
-        }
-        .map_err(cl_err("clCreateBuffer(copy)"))
+        host::upload(&self.dev.context, CL_MEM_READ_ONLY, data)
+            .map_err(cl_err("clCreateBuffer(copy)"))
     }
 
     /// An uninitialised read-write device buffer of `len` (>= 1) elements.
     pub fn alloc<U>(&self, len: usize) -> Result<Buffer<U>, DeviceError> {
-        // SAFETY: no host pointer is given.
-        unsafe {
-            Buffer::<U>::create(
-                &self.dev.context,
-                CL_MEM_READ_WRITE,
-                len.max(1),
-                ptr::null_mut(),
-            )
-        }
-        .map_err(cl_err("clCreateBuffer"))
+        host::alloc(&self.dev.context, CL_MEM_READ_WRITE, len.max(1))
+            .map_err(cl_err("clCreateBuffer"))
     }
 
     /// Read `len` elements of `buf` into a Vec (blocking).
@@ -389,7 +391,7 @@ impl<T: SearchKey> DeviceSearch<T> {
             .unwrap_or(64)
             .min(self.dev.max_work_group_size)
             .clamp(1, 256);
-        1 << (usize::BITS - 1 - lim.leading_zeros())
+        prev_pow2(lim)
     }
 
     fn launch(
@@ -400,19 +402,9 @@ impl<T: SearchKey> DeviceSearch<T> {
         name: &str,
     ) -> Result<Event, DeviceError> {
         let global = round_up(global, local);
-        // SAFETY: the caller set every argument of `kernel`; the size arrays
-        // live across the call; work_dim 1 matches them.
-        unsafe {
-            self.dev.queue.enqueue_nd_range_kernel(
-                kernel.get(),
-                1,
-                ptr::null(),
-                &global,
-                &local,
-                &[],
-            )
-        }
-        .map_err(cl_err(format!("clEnqueueNDRangeKernel({name})")))
+        // SAFETY: the caller set every argument of `kernel`.
+        unsafe { enqueue_1d(&self.dev.queue, kernel, global, local, &[]) }
+            .map_err(cl_err(format!("clEnqueueNDRangeKernel({name})")))
     }
 
     fn check_sizes(n: usize, nkeys: usize, segs: u32) -> Result<(), DeviceError> {
@@ -472,13 +464,14 @@ impl<T: SearchKey> DeviceSearch<T> {
             return Ok(Timing::default());
         }
         let k = self.kernel(&self.program, "eytzinger_build")?;
+        let args = [
+            Arg::Mem(sorted.get()),
+            Arg::U32(n as u32),
+            Arg::Mem(eyt.get()),
+        ];
         // SAFETY: argument types match eytzinger_build(const global KEY_T*,
         // uint, global KEY_T*); the buffers outlive the launch (we wait).
-        unsafe {
-            k.set_arg(0, &sorted.get()).map_err(cl_err("arg"))?;
-            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(2, &eyt.get()).map_err(cl_err("arg"))?;
-        }
+        unsafe { set_args(&k, 0, &args) }.map_err(cl_err("arg"))?;
         let ev = self.launch(&k, n, self.local_size(&k), "eytzinger_build")?;
         Timing::from_events(&[ev])
     }
@@ -496,13 +489,7 @@ impl<T: SearchKey> DeviceSearch<T> {
         nkeys: usize,
         out: &mut Buffer<u32>,
     ) -> Result<Timing, DeviceError> {
-        let segs = match method {
-            Method::NaryHost { segs }
-            | Method::NaryLocal { segs }
-            | Method::NaryDeviceEnqueue { segs } => segs,
-            _ => 1,
-        };
-        Self::check_sizes(n, nkeys, segs)?;
+        Self::check_sizes(n, nkeys, method.segs())?;
         if nkeys == 0 {
             return Ok(Timing::default());
         }
@@ -571,19 +558,19 @@ impl<T: SearchKey> DeviceSearch<T> {
         if fused {
             let name = "lower_bound_blocked_fused";
             let k = self.kernel(&self.program, name)?;
+            let args = [
+                Arg::Mem(hay.get()),
+                Arg::U32(n as u32),
+                Arg::Mem(keys.get()),
+                Arg::U32(nkeys as u32),
+                Arg::Mem(out.get()),
+                Arg::U32(cap as u32),
+                Arg::Local(local_bytes),
+            ];
             // SAFETY: argument types match lower_bound_blocked_fused(const
             // global KEY_T*, uint, const global KEY_T*, uint, global uint*,
             // uint, local KEY_T*[cap]); the buffers outlive the wait.
-            unsafe {
-                k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
-                k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
-                k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
-                k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
-                k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
-                k.set_arg(5, &(cap as u32)).map_err(cl_err("arg"))?;
-                k.set_arg_local_buffer(6, local_bytes)
-                    .map_err(cl_err("arg"))?;
-            }
+            unsafe { set_args(&k, 0, &args) }.map_err(cl_err("arg"))?;
             let ev = self.launch(&k, nblocks * wg, wg, name)?;
             return Timing::from_events(&[ev]);
         }
@@ -638,15 +625,16 @@ impl<T: SearchKey> DeviceSearch<T> {
         out: &mut Buffer<u32>,
     ) -> Result<Timing, DeviceError> {
         let k = self.kernel(&self.program, name)?;
+        let args = [
+            Arg::Mem(hay.get()),
+            Arg::U32(n as u32),
+            Arg::Mem(keys.get()),
+            Arg::U32(nkeys as u32),
+            Arg::Mem(out.get()),
+        ];
         // SAFETY: argument types match (const global KEY_T*, uint,
         // const global KEY_T*, uint, global uint*); buffers outlive the wait.
-        unsafe {
-            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
-            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
-            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
-        }
+        unsafe { set_args(&k, 0, &args) }.map_err(cl_err("arg"))?;
         let ev = self.launch(&k, nkeys, self.local_size(&k), name)?;
         Timing::from_events(&[ev])
     }
@@ -660,6 +648,53 @@ impl<T: SearchKey> DeviceSearch<T> {
         nkeys: usize,
         out: &mut Buffer<u32>,
     ) -> Result<Timing, DeviceError> {
+        let (NaryScratch { hi_a, lo_b, hi_b }, mut events) =
+            self.nary_scratch(segs, n, nkeys, out)?;
+        let k = self.kernel(&self.program, "nary_pass")?;
+        let local = self.local_size(&k);
+        let passes = nary_passes(n, segs);
+        let first = [
+            Arg::Mem(hay.get()),
+            Arg::U32(n as u32),
+            Arg::Mem(keys.get()),
+            Arg::U32(nkeys as u32),
+        ];
+        // SAFETY (this and the per-pass `set_args` below): argument types
+        // match nary_pass(const global KEY_T*, uint, const global KEY_T*,
+        // uint, 4x global uint*, uint); every buffer outlives the final wait.
+        unsafe { set_args(&k, 0, &first).and_then(|()| set_args(&k, 8, &[Arg::U32(segs)])) }
+            .map_err(cl_err("arg"))?;
+        let a: [cl_mem; 2] = [out.get(), hi_a.get()];
+        let b: [cl_mem; 2] = [lo_b.get(), hi_b.get()];
+        for p in 0..passes {
+            let (src, dst) = if p % 2 == 0 { (a, b) } else { (b, a) };
+            let args = [
+                Arg::Mem(src[0]),
+                Arg::Mem(src[1]),
+                Arg::Mem(dst[0]),
+                Arg::Mem(dst[1]),
+            ];
+            // SAFETY: see above; clSetKernelArg copies the handle values,
+            // and the in-order queue keeps the passes in sequence.
+            unsafe { set_args(&k, 4, &args) }.map_err(cl_err("arg"))?;
+            events.push(self.launch(&k, nkeys * segs as usize, local, "nary_pass")?);
+        }
+        if passes % 2 == 1 {
+            events.push(self.copy_u32(&lo_b, out, nkeys)?);
+        }
+        Timing::from_events(&events)
+    }
+
+    /// The ping-pong range buffers of an N-ary search (pass inputs `out` /
+    /// `hi_a`, outputs `lo_b` / `hi_b`, then the other way round) and the
+    /// fills that start every key's range at [0, n].
+    fn nary_scratch(
+        &self,
+        segs: u32,
+        n: usize,
+        nkeys: usize,
+        out: &mut Buffer<u32>,
+    ) -> Result<(NaryScratch, Vec<Event>), DeviceError> {
         if segs < 2 {
             return Err(DeviceError::Cl {
                 what: "N-ary search needs N >= 2".into(),
@@ -669,48 +704,27 @@ impl<T: SearchKey> DeviceSearch<T> {
         let mut hi_a = self.alloc::<u32>(nkeys)?;
         let lo_b = self.alloc::<u32>(nkeys)?;
         let hi_b = self.alloc::<u32>(nkeys)?;
-        let mut events = vec![
+        let events = vec![
             self.fill(out, 0, nkeys)?,
             self.fill(&mut hi_a, n as u32, nkeys)?,
         ];
-        let k = self.kernel(&self.program, "nary_pass")?;
-        let local = self.local_size(&k);
-        let passes = nary_passes(n, segs);
-        // SAFETY (all set_arg calls below): argument types match
-        // nary_pass(const global KEY_T*, uint, const global KEY_T*, uint,
-        // 4x global uint*, uint); every buffer outlives the final wait.
+        Ok((NaryScratch { hi_a, lo_b, hi_b }, events))
+    }
+
+    /// Enqueues a device copy of `len` u32 from `src` to `dst`.
+    fn copy_u32(
+        &self,
+        src: &Buffer<u32>,
+        dst: &mut Buffer<u32>,
+        len: usize,
+    ) -> Result<Event, DeviceError> {
+        // SAFETY: both buffers hold at least `len` u32.
         unsafe {
-            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
-            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
-            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(8, &segs).map_err(cl_err("arg"))?;
+            self.dev
+                .queue
+                .enqueue_copy_buffer(src, dst, 0, 0, len * 4, &[])
         }
-        let a: [cl_mem; 2] = [out.get(), hi_a.get()];
-        let b: [cl_mem; 2] = [lo_b.get(), hi_b.get()];
-        for p in 0..passes {
-            let (src, dst) = if p % 2 == 0 { (a, b) } else { (b, a) };
-            // SAFETY: see above; clSetKernelArg copies the handle values,
-            // and the in-order queue keeps the passes in sequence.
-            unsafe {
-                k.set_arg(4, &src[0]).map_err(cl_err("arg"))?;
-                k.set_arg(5, &src[1]).map_err(cl_err("arg"))?;
-                k.set_arg(6, &dst[0]).map_err(cl_err("arg"))?;
-                k.set_arg(7, &dst[1]).map_err(cl_err("arg"))?;
-            }
-            events.push(self.launch(&k, nkeys * segs as usize, local, "nary_pass")?);
-        }
-        if passes % 2 == 1 {
-            // SAFETY: both buffers hold nkeys u32.
-            let ev = unsafe {
-                self.dev
-                    .queue
-                    .enqueue_copy_buffer(&lo_b, out, 0, 0, nkeys * 4, &[])
-            }
-            .map_err(cl_err("clEnqueueCopyBuffer"))?;
-            events.push(ev);
-        }
-        Timing::from_events(&events)
+        .map_err(cl_err("clEnqueueCopyBuffer"))
     }
 
     /// (keys per group K, local size K * segs) for nary_local.
@@ -746,26 +760,25 @@ impl<T: SearchKey> DeviceSearch<T> {
         let k = self.kernel(&self.program, "nary_local")?;
         let passes = nary_passes(n, segs);
         let groups = nkeys.div_ceil(kpg).clamp(1, 1 << 16);
+        let args = [
+            Arg::Mem(hay.get()),
+            Arg::U32(n as u32),
+            Arg::Mem(keys.get()),
+            Arg::U32(nkeys as u32),
+            Arg::Mem(out.get()),
+            Arg::U32(segs),
+            Arg::U32(passes),
+            Arg::U32(kpg as u32),
+            Arg::Local(kpg * std::mem::size_of::<T>()),
+            Arg::Local(kpg * 4),
+            Arg::Local(kpg * 4),
+            Arg::Local(kpg * segs as usize),
+        ];
         // SAFETY: argument types match nary_local(const global KEY_T*, uint,
         // const global KEY_T*, uint, global uint*, uint, uint, uint,
         // local KEY_T*[K], local uint*[K], local uint*[K], local uchar*[K*N]);
         // buffers outlive the wait.
-        unsafe {
-            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
-            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
-            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
-            k.set_arg(5, &segs).map_err(cl_err("arg"))?;
-            k.set_arg(6, &passes).map_err(cl_err("arg"))?;
-            k.set_arg(7, &(kpg as u32)).map_err(cl_err("arg"))?;
-            k.set_arg_local_buffer(8, kpg * std::mem::size_of::<T>())
-                .map_err(cl_err("arg"))?;
-            k.set_arg_local_buffer(9, kpg * 4).map_err(cl_err("arg"))?;
-            k.set_arg_local_buffer(10, kpg * 4).map_err(cl_err("arg"))?;
-            k.set_arg_local_buffer(11, kpg * segs as usize)
-                .map_err(cl_err("arg"))?;
-        }
+        unsafe { set_args(&k, 0, &args) }.map_err(cl_err("arg"))?;
         let ev = self.launch(&k, groups * local, local, "nary_local")?;
         Timing::from_events(&[ev])
     }
@@ -787,33 +800,29 @@ impl<T: SearchKey> DeviceSearch<T> {
         }
         let program = self.enqueue_program()?;
         let k = self.kernel(program, "nary_enqueue")?;
-        let mut hi_a = self.alloc::<u32>(nkeys)?;
-        let lo_b = self.alloc::<u32>(nkeys)?;
-        let hi_b = self.alloc::<u32>(nkeys)?;
+        let (NaryScratch { hi_a, lo_b, hi_b }, mut events) =
+            self.nary_scratch(segs, n, nkeys, out)?;
         let mut status = self.alloc::<u32>(1)?;
         let passes = nary_passes(n, segs);
-        let mut events = vec![
-            self.fill(out, 0, nkeys)?,
-            self.fill(&mut hi_a, n as u32, nkeys)?,
-            self.fill(&mut status, 0, 1)?,
+        events.push(self.fill(&mut status, 0, 1)?);
+        let args = [
+            Arg::Mem(hay.get()),
+            Arg::U32(n as u32),
+            Arg::Mem(keys.get()),
+            Arg::U32(nkeys as u32),
+            Arg::Mem(out.get()),
+            Arg::Mem(hi_a.get()),
+            Arg::Mem(lo_b.get()),
+            Arg::Mem(hi_b.get()),
+            Arg::U32(segs),
+            Arg::U32(passes),
+            Arg::Mem(status.get()),
         ];
         // SAFETY: argument types match nary_enqueue(const global KEY_T*,
         // uint, const global KEY_T*, uint, 4x global uint*, uint, uint,
         // global int*); the buffers outlive the final wait, which covers
         // the device-enqueued children too.
-        unsafe {
-            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
-            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
-            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
-            k.set_arg(5, &hi_a.get()).map_err(cl_err("arg"))?;
-            k.set_arg(6, &lo_b.get()).map_err(cl_err("arg"))?;
-            k.set_arg(7, &hi_b.get()).map_err(cl_err("arg"))?;
-            k.set_arg(8, &segs).map_err(cl_err("arg"))?;
-            k.set_arg(9, &passes).map_err(cl_err("arg"))?;
-            k.set_arg(10, &status.get()).map_err(cl_err("arg"))?;
-        }
+        unsafe { set_args(&k, 0, &args) }.map_err(cl_err("arg"))?;
         events.push(self.launch(&k, 1, 1, "nary_enqueue")?);
         let timing = Timing::from_events(&events)?;
         self.dev.queue.finish().map_err(cl_err("clFinish"))?;
@@ -825,15 +834,9 @@ impl<T: SearchKey> DeviceSearch<T> {
             });
         }
         if passes % 2 == 1 {
-            // SAFETY: both buffers hold nkeys u32.
-            unsafe {
-                self.dev
-                    .queue
-                    .enqueue_copy_buffer(&lo_b, out, 0, 0, nkeys * 4, &[])
-            }
-            .map_err(cl_err("clEnqueueCopyBuffer"))?
-            .wait()
-            .map_err(cl_err("clWaitForEvents"))?;
+            self.copy_u32(&lo_b, out, nkeys)?
+                .wait()
+                .map_err(cl_err("clWaitForEvents"))?;
         }
         Ok(timing)
     }
@@ -859,13 +862,7 @@ impl<T: SearchKey> DeviceSearch<T> {
         keys: &[T],
     ) -> Result<(Vec<u32>, Timing), DeviceError> {
         let (n, nkeys) = (hay.len(), keys.len());
-        let segs = match method {
-            Method::NaryHost { segs }
-            | Method::NaryLocal { segs }
-            | Method::NaryDeviceEnqueue { segs } => segs,
-            _ => 1,
-        };
-        Self::check_sizes(n, nkeys, segs)?;
+        Self::check_sizes(n, nkeys, method.segs())?;
         if nkeys == 0 {
             return Ok((Vec::new(), Timing::default()));
         }

@@ -10,9 +10,14 @@
 //! (the sets take every 4th word of the text's vocabulary). With --words,
 //! sets are the first N words of the file (one a line).
 
+mod bench;
+#[path = "../gsearch-bench-kernels/size.rs"]
+mod size;
+
 use gsearch::opencl::DeviceSelector;
-use gsearch::opencl::bench::parse_size;
-use gsearch::opencl::many::{BenchConfig, bench};
+
+use bench::{BenchConfig, bench};
+use size::parse_size;
 
 fn usage() -> ! {
     eprintln!(

@@ -1,0 +1,160 @@
+//! The batch contract between the streaming pipeline and its callers:
+//! [`BatchSource`] (where batches come from), the sinks that take each
+//! batch's matches or lines, and [`StageStats`] (where the time went).
+//! Below `gpu`, `engine` and `stream`, which all use it.
+
+use std::time::Duration;
+
+use crate::engine::MatchSet;
+
+use super::lineindex::BatchLines;
+
+/// Where batches come from. `fill` writes up to `buf.len()` bytes (the
+/// engine's [`OpenClEngine::batch_capacity`]) at the start of `buf` - e.g.
+/// `read(2)`/`pread(2)` straight into it, or a copy from a memory map - and
+/// returns how many it wrote plus a tag describing them (a file table,
+/// chunk offsets...). `None` ends the stream.
+///
+/// Rules the source must keep: files packed into one batch are separated by
+/// one `\n`; a file cut into chunks overlaps consecutive chunks by
+/// `max_pattern_len() - 1` bytes and keeps, for each chunk, only the matches
+/// that start in the part it owns.
+/// The consumer of a stream: `(tag, staged bytes, matches) -> keep going?`.
+pub type BatchSink<'a, T> = dyn FnMut(T, &[u8], MatchSet) -> bool + 'a;
+
+/// What [`OpenClEngine::stream_lines`] hands over for one batch.
+#[derive(Debug)]
+pub enum BatchResult {
+    /// Sorted match offsets (a batch the source did not want lines for).
+    Offsets(MatchSet),
+    /// The distinct matching lines (see [`BatchLines`]).
+    Lines(BatchLines),
+}
+
+/// The consumer of [`OpenClEngine::stream_lines`].
+pub type LineSink<'a, T> = dyn FnMut(T, &[u8], BatchResult) -> bool + 'a;
+
+pub trait BatchSource {
+    type Tag: Send;
+    fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Self::Tag)>;
+
+    /// Whether the batch just filled should come back as distinct matching
+    /// lines instead of offsets ([`OpenClEngine::stream_lines`] only).
+    fn wants_lines(&self, _tag: &Self::Tag) -> bool {
+        false
+    }
+
+    /// Whether, of those lines, only their number and the first and last
+    /// few are needed (counting a chunked file): the rest is not read back
+    /// ([`BatchLines::omitted`]).
+    fn counts_only(&self, _tag: &Self::Tag) -> bool {
+        false
+    }
+}
+
+/// Where the time went (`--stats`). Device times come from OpenCL profiling
+/// events (summed over batches; they overlap each other and host work).
+#[derive(Clone, Debug, Default)]
+pub struct StageStats {
+    /// Context + queues (from the engine's set-up).
+    pub init_context: Duration,
+    /// Program build or cache load.
+    pub init_build: Duration,
+    /// All of the engine's start-up (device discovery, context, program,
+    /// pattern tables, the CPU fallback).
+    pub init_total: Duration,
+    /// The program binary came from the on-disk cache.
+    pub program_from_cache: bool,
+    /// Time in `BatchSource::fill`.
+    pub fill: Duration,
+    /// Host-to-device copies (device time).
+    pub host_to_device: Duration,
+    /// Kernels (device time).
+    pub kernel: Duration,
+    /// Device-to-host read-backs (device time).
+    pub device_to_host: Duration,
+    /// Host blocked waiting for the device.
+    pub wait: Duration,
+    /// Host sorting/converting offsets.
+    pub collect: Duration,
+    /// Host finishing: time in the sink.
+    pub finish: Duration,
+    /// CPU searches (fallback after a failure, or no device).
+    pub cpu_search: Duration,
+    /// Whole `stream` call.
+    pub wall: Duration,
+    /// Bytes searched.
+    pub bytes: u64,
+    /// Batches searched (device + CPU).
+    pub batches: u64,
+    /// Of those, searched on the CPU.
+    pub cpu_batches: u64,
+    /// Kernel re-runs because the result buffer overflowed.
+    pub overflow_reruns: u64,
+    /// Match offsets delivered (found, for batches returned as lines).
+    pub matches: u64,
+    /// Line-index kernels (device time, first start to last end).
+    pub line_kernel: Duration,
+    /// Batches returned as lines numbered on the device / on the host.
+    pub line_batches_device: u64,
+    pub line_batches_host: u64,
+    /// Distinct matching lines numbered on the device.
+    pub lines: u64,
+    /// Of those, lines counted without being read back (`-c`).
+    pub lines_not_read: u64,
+    /// Set when the device failed (the reason).
+    pub device_failure: Option<String>,
+}
+
+impl StageStats {
+    /// One line per stage, for `--stats`.
+    pub fn summary(&self) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let mut s = format!(
+            "opencl init: context {:.1} ms, program {:.1} ms ({}), {:.1} ms in all\n",
+            ms(self.init_context),
+            ms(self.init_build),
+            if self.program_from_cache {
+                "from cache"
+            } else {
+                "compiled"
+            },
+            ms(self.init_total)
+        );
+        s += &format!(
+            "opencl stream: {} bytes in {} batches ({} on CPU), {} matches, wall {:.1} ms\n",
+            self.bytes,
+            self.batches,
+            self.cpu_batches,
+            self.matches,
+            ms(self.wall)
+        );
+        s += &format!(
+            "  fill {:.1} ms | host-to-device {:.1} ms | kernel {:.1} ms | device-to-host {:.1} ms \
+             | wait {:.1} ms | collect {:.1} ms | finish {:.1} ms | cpu {:.1} ms\n",
+            ms(self.fill),
+            ms(self.host_to_device),
+            ms(self.kernel),
+            ms(self.device_to_host),
+            ms(self.wait),
+            ms(self.collect),
+            ms(self.finish),
+            ms(self.cpu_search)
+        );
+        if self.line_batches_device + self.line_batches_host > 0 {
+            s += &format!(
+                "  line numbers: {} batches on the device ({} matching lines, {} counted \
+                 without reading them back, line kernels {:.1} ms), {} on the host\n",
+                self.line_batches_device,
+                self.lines,
+                self.lines_not_read,
+                ms(self.line_kernel),
+                self.line_batches_host
+            );
+        }
+        if let Some(f) = &self.device_failure {
+            s += &format!("  device failed: {f}\n");
+        }
+        s
+    }
+}
