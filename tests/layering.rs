@@ -173,7 +173,6 @@ fn every_module_is_in_a_known_layer() {
 }
 
 #[test]
-#[ignore = "opencl/{engine,gpu,lineindex,stream} until the one host layer lands"]
 fn no_import_circles() {
     let g = graph();
     let mut circles = Vec::new();
