@@ -18,7 +18,7 @@ use opencl3::memory::{
     ClMem,
 };
 use opencl3::program::Program;
-use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING, cl_mem};
+use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING, cl_event, cl_mem};
 
 use super::batch::StageStats;
 use super::cache::ProgramCache;
@@ -405,28 +405,16 @@ impl Gpu {
     ) -> Result<InFlight, String> {
         let s = &mut self.slots[slot];
         let line_mode = line_mode && s.lines.is_some() && self.line_prog.is_some();
-        debug_assert!(n + PAD <= s.host_len);
-        // SAFETY: `host` maps `host_len >= n + PAD` bytes of pinned memory that
-        // stay mapped and unmodified until this batch has completed (the
-        // pipeline refills a slot only after collecting its batch).
-        let src = unsafe { std::slice::from_raw_parts(s.host.0 as *const u8, n + PAD) };
-        // SAFETY: non-blocking write from memory kept alive and untouched
-        // until `write` completes (see above).
-        let write = unsafe {
-            self.write_q
-                .enqueue_write_buffer(&mut s.text, CL_NON_BLOCKING, 0, src, &[])
-                .map_err(cl("enqueueing the host-to-device copy"))?
-        };
-        // SAFETY: ZERO is a static, alive for the whole program.
-        unsafe {
-            self.exec_q
-                .enqueue_write_buffer(&mut s.count, CL_NON_BLOCKING, 0, &ZERO, &[])
-                .map_err(cl("enqueueing the counter reset"))?;
-        }
+        let write = upload_batch(&self.write_q, &self.exec_q, s, n)?;
         if Fault::hits(fault, FaultKind::Enqueue, batch_no) {
             let _ = self.write_q.flush();
             return Err("kernel enqueue failed (injected fault GSEARCH_FAULT=enqueue)".into());
         }
+        let out = MatchOut {
+            out: &s.out,
+            cap: s.out_cap as u32,
+            count: &s.count,
+        };
         let kernel = kernels::launch_match(
             &self.exec_q,
             &self.kernel,
@@ -434,98 +422,27 @@ impl Gpu {
             self.geo,
             &s.text,
             n as u32,
-            &MatchOut {
-                out: &s.out,
-                cap: s.out_cap as u32,
-                count: &s.count,
-            },
+            &out,
             &[write.get()],
         )
         .map_err(cl("enqueueing the kernel"))?;
-        let mut lines = None;
-        if let (true, Some(sl), Some(p), true) =
-            (line_mode, s.lines.as_mut(), self.line_prog.as_ref(), n > 0)
-        {
-            let o = lineindex::Offsets {
-                offs: s.out.get(),
-                count: s.count.get(),
-                cap: s.out_cap as u32,
-            };
-            let events = lineindex::enqueue_all(
-                &self.exec_q,
-                p,
-                &sl.bufs,
-                s.text.get(),
-                n as u32,
-                &o,
-                &[write.get()],
-            )
-            .map_err(cl("enqueueing the line kernels"))?;
-            let head_n = sl.head_lines.len();
-            // SAFETY: non-blocking reads into the slot's own vectors, which
-            // are neither touched nor reallocated until `complete_lines`
-            // waited for them.
-            let (info_read, lines_read, first_read) = unsafe {
-                (
-                    self.exec_q
-                        .enqueue_read_buffer(
-                            &sl.bufs.info,
-                            CL_NON_BLOCKING,
-                            0,
-                            &mut sl.info_host,
-                            &[],
-                        )
-                        .map_err(cl("enqueueing the read-back"))?,
-                    self.exec_q
-                        .enqueue_read_buffer(
-                            &sl.bufs.out_lines,
-                            CL_NON_BLOCKING,
-                            0,
-                            &mut sl.head_lines,
-                            &[],
-                        )
-                        .map_err(cl("enqueueing the read-back"))?,
-                    self.exec_q
-                        .enqueue_read_buffer(
-                            &sl.bufs.out_first,
-                            CL_NON_BLOCKING,
-                            0,
-                            &mut sl.head_first,
-                            &[],
-                        )
-                        .map_err(cl("enqueueing the read-back"))?,
-                )
-            };
-            lines = Some(LineFlight {
-                events,
-                info_read,
-                lines_read,
-                first_read,
-                head_n,
-            });
-        }
-        let head_n = if line_mode {
-            0
-        } else {
-            s.head.len().min(s.out_cap)
+        let lines = match (
+            line_mode && n > 0,
+            s.lines.as_mut(),
+            self.line_prog.as_ref(),
+        ) {
+            (true, Some(sl), Some(p)) => {
+                let o = lineindex::Offsets {
+                    offs: s.out.get(),
+                    count: s.count.get(),
+                    cap: s.out_cap as u32,
+                };
+                let text = (s.text.get(), n as u32);
+                Some(enqueue_lines(&self.exec_q, p, sl, text, &o, &write)?)
+            }
+            _ => None,
         };
-        // SAFETY: non-blocking reads into the slot's own vectors, which are
-        // neither touched nor reallocated until `complete` waited for them.
-        let count_read = unsafe {
-            self.exec_q
-                .enqueue_read_buffer(&s.count, CL_NON_BLOCKING, 0, &mut s.count_host, &[])
-                .map_err(cl("enqueueing the read-back"))?
-        };
-        let head_read = if line_mode {
-            None
-        } else {
-            // SAFETY: as above.
-            Some(unsafe {
-                self.exec_q
-                    .enqueue_read_buffer(&s.out, CL_NON_BLOCKING, 0, &mut s.head[..head_n], &[])
-                    .map_err(cl("enqueueing the read-back"))?
-            })
-        };
+        let (count_read, head_read, head_n) = read_matches(&self.exec_q, s, line_mode)?;
         self.write_q
             .flush()
             .map_err(cl("flushing the write queue"))?;
@@ -653,106 +570,105 @@ impl Gpu {
         fault: Option<Fault>,
         st: &mut StageStats,
     ) -> Result<Option<Vec<u64>>, String> {
-        let t = Instant::now();
-        f.count_read.wait().map_err(cl("waiting for the results"))?;
-        if let Some(h) = &f.head_read {
-            h.wait().map_err(cl("waiting for the results"))?;
-        }
-        st.wait += t.elapsed();
-        if Fault::hits(fault, FaultKind::Lost, batch_no) {
-            return Err(
-                "reading results failed: device lost (injected fault GSEARCH_FAULT=lost)".into(),
-            );
-        }
-        st.host_to_device += span(&f.write);
-        if let Some(k) = &f.kernel {
-            st.kernel += span(k);
-        }
-        st.device_to_host +=
-            span(&f.count_read) + f.head_read.as_ref().map(span).unwrap_or_default();
-
-        let s = &mut self.slots[slot];
+        await_matches(&f, Fault::hits(fault, FaultKind::Lost, batch_no), st)?;
+        let s = &self.slots[slot];
         let c = s.count_host[0] as usize;
         let raw: Vec<u32> = if c <= f.head_n {
             s.head[..c].to_vec()
         } else if c <= s.out_cap {
-            let mut v = vec![0u32; c];
-            v[..f.head_n].copy_from_slice(&s.head[..f.head_n]);
-            let t = Instant::now();
-            let after: Vec<_> = f.kernel.iter().map(Event::get).collect();
-            // SAFETY: blocking read into a live vector of the right length,
-            // after the kernel that wrote the buffer.
-            unsafe {
-                self.read_q
-                    .enqueue_read_buffer(
-                        &s.out,
-                        CL_BLOCKING,
-                        f.head_n * 4,
-                        &mut v[f.head_n..],
-                        &after,
-                    )
-                    .map_err(cl("reading the results"))?;
-            }
-            st.device_to_host += t.elapsed();
-            v
+            self.read_all(slot, &f, c, st)?
         } else {
-            // Overflow: grow the result buffer and run the kernel again.
-            let new_cap = c + c / 8 + 1024;
-            if (new_cap as u64) * 4 > self.info.max_alloc {
-                return Ok(None);
+            match self.rerun_larger(slot, &f, c, st)? {
+                Some(v) => v,
+                None => return Ok(None),
             }
-            st.overflow_reruns += 1;
-            s.out = alloc::<u32>(&self.context, CL_MEM_READ_WRITE, new_cap)
-                .map_err(cl("allocating a larger result buffer"))?;
-            s.out_cap = new_cap;
-            let t = Instant::now();
-            // SAFETY: blocking calls on live host memory; the text buffer
-            // still holds this batch (the slot was not refilled).
-            unsafe {
-                self.exec_q
-                    .enqueue_write_buffer(&mut s.count, CL_BLOCKING, 0, &ZERO, &[])
-                    .map_err(cl("resetting the counter"))?;
-            }
-            kernels::launch_match(
-                &self.exec_q,
-                &self.kernel,
-                &self.args,
-                self.geo,
-                &s.text,
-                f.n as u32,
-                &MatchOut {
-                    out: &s.out,
-                    cap: new_cap as u32,
-                    count: &s.count,
-                },
-                &[],
-            )
-            .map_err(cl("enqueueing the kernel"))?;
-            let mut cnt = [0u32; 1];
-            // SAFETY: blocking reads into live local memory.
-            unsafe {
-                self.exec_q
-                    .enqueue_read_buffer(&s.count, CL_BLOCKING, 0, &mut cnt, &[])
-                    .map_err(cl("reading the results"))?;
-            }
-            let c2 = cnt[0] as usize;
-            if c2 > new_cap {
-                return Err(format!("match count changed on re-run ({c} then {c2})"));
-            }
-            let mut v = vec![0u32; c2];
-            // SAFETY: as above.
-            unsafe {
-                self.exec_q
-                    .enqueue_read_buffer(&s.out, CL_BLOCKING, 0, &mut v, &[])
-                    .map_err(cl("reading the results"))?;
-            }
-            st.kernel += t.elapsed();
-            v
         };
         let t = Instant::now();
         let offs = crate::engine::radix::sorted_distinct(raw);
         st.collect += t.elapsed();
         Ok(Some(offs))
+    }
+
+    /// All `c` offsets of a batch whose head was read already: the head
+    /// plus the rest, read after the kernel.
+    fn read_all(
+        &self,
+        slot: usize,
+        f: &InFlight,
+        c: usize,
+        st: &mut StageStats,
+    ) -> Result<Vec<u32>, String> {
+        let s = &self.slots[slot];
+        let mut v = vec![0u32; c];
+        v[..f.head_n].copy_from_slice(&s.head[..f.head_n]);
+        let t = Instant::now();
+        let after: Vec<_> = f.kernel.iter().map(Event::get).collect();
+        read_now(
+            &self.read_q,
+            &s.out,
+            f.head_n,
+            &mut v[f.head_n..],
+            &after,
+            "reading the results",
+        )?;
+        st.device_to_host += t.elapsed();
+        Ok(v)
+    }
+
+    /// Overflow: the batch had `c` matches, more than the result buffer
+    /// holds. Grows the buffer and runs the kernel again on the same text;
+    /// `None` when a big enough buffer cannot be allocated.
+    fn rerun_larger(
+        &mut self,
+        slot: usize,
+        f: &InFlight,
+        c: usize,
+        st: &mut StageStats,
+    ) -> Result<Option<Vec<u32>>, String> {
+        let new_cap = c + c / 8 + 1024;
+        if (new_cap as u64) * 4 > self.info.max_alloc {
+            return Ok(None);
+        }
+        st.overflow_reruns += 1;
+        let s = &mut self.slots[slot];
+        s.out = alloc::<u32>(&self.context, CL_MEM_READ_WRITE, new_cap)
+            .map_err(cl("allocating a larger result buffer"))?;
+        s.out_cap = new_cap;
+        let t = Instant::now();
+        // SAFETY: a blocking write from a static; the text buffer still
+        // holds this batch (the slot was not refilled).
+        unsafe {
+            self.exec_q
+                .enqueue_write_buffer(&mut s.count, CL_BLOCKING, 0, &ZERO, &[])
+                .map_err(cl("resetting the counter"))?;
+        }
+        let out = MatchOut {
+            out: &s.out,
+            cap: new_cap as u32,
+            count: &s.count,
+        };
+        let (q, text) = (&self.exec_q, &s.text);
+        kernels::launch_match(
+            q,
+            &self.kernel,
+            &self.args,
+            self.geo,
+            text,
+            f.n as u32,
+            &out,
+            &[],
+        )
+        .map_err(cl("enqueueing the kernel"))?;
+        let mut cnt = [0u32; 1];
+        read_now(q, &s.count, 0, &mut cnt, &[], "reading the results")?;
+        let c2 = cnt[0] as usize;
+        if c2 > new_cap {
+            return Err(format!("match count changed on re-run ({c} then {c2})"));
+        }
+        let mut v = vec![0u32; c2];
+        read_now(q, &s.out, 0, &mut v, &[], "reading the results")?;
+        st.kernel += t.elapsed();
+        Ok(Some(v))
     }
 
     /// A device copy of `data` followed by `PAD` newlines.
@@ -793,16 +709,8 @@ impl Gpu {
         .map_err(cl("enqueueing the kernel"))?;
         let mut c = [0u32; 1];
         let mut v = vec![0u32; cap];
-        // SAFETY: blocking reads into live memory of the right lengths, on
-        // the queue that ran the kernel.
-        unsafe {
-            self.exec_q
-                .enqueue_read_buffer(&count, CL_BLOCKING, 0, &mut c, &[])
-                .map_err(cl("reading the count"))?;
-            self.exec_q
-                .enqueue_read_buffer(&out, CL_BLOCKING, 0, &mut v, &[])
-                .map_err(cl("reading the results"))?;
-        }
+        read_now(&self.exec_q, &count, 0, &mut c, &[], "reading the count")?;
+        read_now(&self.exec_q, &out, 0, &mut v, &[], "reading the results")?;
         v.truncate((c[0] as usize).min(cap));
         Ok((u64::from(c[0]), v))
     }
@@ -826,12 +734,14 @@ impl Gpu {
         )
         .map_err(cl("enqueueing the kernel"))?;
         let mut out = vec![0u32; npat];
-        // SAFETY: blocking read into a live vector.
-        unsafe {
-            self.exec_q
-                .enqueue_read_buffer(&counts, CL_BLOCKING, 0, &mut out, &[])
-                .map_err(cl("reading the counts"))?;
-        }
+        read_now(
+            &self.exec_q,
+            &counts,
+            0,
+            &mut out,
+            &[],
+            "reading the counts",
+        )?;
         Ok(out.into_iter().map(u64::from).collect())
     }
 
@@ -878,12 +788,7 @@ impl Gpu {
         )
         .map_err(cl("enqueueing the kernel"))?;
         let mut c = [0u32; 1];
-        // SAFETY: blocking read into live local memory.
-        unsafe {
-            self.exec_q
-                .enqueue_read_buffer(count, CL_BLOCKING, 0, &mut c, &[])
-                .map_err(cl("reading the count"))?;
-        }
+        read_now(&self.exec_q, count, 0, &mut c, &[], "reading the count")?;
         Ok((ev.as_ref().map(span).unwrap_or_default(), c[0] as u64))
     }
 
@@ -917,12 +822,7 @@ impl Gpu {
         )
         .map_err(cl("enqueueing the kernel"))?;
         let mut c = vec![0u32; npat];
-        // SAFETY: blocking read into a live vector.
-        unsafe {
-            self.exec_q
-                .enqueue_read_buffer(counts, CL_BLOCKING, 0, &mut c, &[])
-                .map_err(cl("reading the counts"))?;
-        }
+        read_now(&self.exec_q, counts, 0, &mut c, &[], "reading the counts")?;
         Ok((
             ev.as_ref().map(span).unwrap_or_default(),
             c.into_iter().map(u64::from).collect(),
@@ -934,4 +834,142 @@ impl Drop for Gpu {
     fn drop(&mut self) {
         self.release_slots();
     }
+}
+
+/// Waits for a batch's count and head read-backs and adds its stage times;
+/// `lost` is the injected device-lost fault.
+fn await_matches(f: &InFlight, lost: bool, st: &mut StageStats) -> Result<(), String> {
+    let t = Instant::now();
+    f.count_read.wait().map_err(cl("waiting for the results"))?;
+    if let Some(h) = &f.head_read {
+        h.wait().map_err(cl("waiting for the results"))?;
+    }
+    st.wait += t.elapsed();
+    if lost {
+        return Err(
+            "reading results failed: device lost (injected fault GSEARCH_FAULT=lost)".into(),
+        );
+    }
+    st.host_to_device += span(&f.write);
+    if let Some(k) = &f.kernel {
+        st.kernel += span(k);
+    }
+    st.device_to_host += span(&f.count_read) + f.head_read.as_ref().map(span).unwrap_or_default();
+    Ok(())
+}
+
+/// A blocking read of `buf`, from element `from`, into `dst`, after `wait`;
+/// `what` names the step in the error.
+fn read_now<T>(
+    q: &CommandQueue,
+    buf: &Buffer<T>,
+    from: usize,
+    dst: &mut [T],
+    wait: &[cl_event],
+    what: &'static str,
+) -> Result<(), String> {
+    // SAFETY: the read blocks, so `dst`, borrowed for the call, outlives it.
+    unsafe {
+        q.enqueue_read_buffer(buf, CL_BLOCKING, from * std::mem::size_of::<T>(), dst, wait)
+            .map_err(cl(what))?;
+    }
+    Ok(())
+}
+
+/// A non-blocking read of `buf` into `dst` on `q`.
+///
+/// # Safety
+/// `dst` must be neither touched nor reallocated until the returned event
+/// has completed.
+unsafe fn read_into<T>(q: &CommandQueue, buf: &Buffer<T>, dst: &mut [T]) -> Result<Event, String> {
+    // SAFETY: the caller keeps `dst` alive and untouched until the read
+    // completes.
+    unsafe {
+        q.enqueue_read_buffer(buf, CL_NON_BLOCKING, 0, dst, &[])
+            .map_err(cl("enqueueing the read-back"))
+    }
+}
+
+/// The host-to-device copy of a slot's `n` staged bytes (plus padding) on
+/// `write_q`, and the match counter's reset on `exec_q`.
+fn upload_batch(
+    write_q: &CommandQueue,
+    exec_q: &CommandQueue,
+    s: &mut Slot,
+    n: usize,
+) -> Result<Event, String> {
+    debug_assert!(n + PAD <= s.host_len);
+    // SAFETY: `host` maps `host_len >= n + PAD` bytes of pinned memory that
+    // stay mapped and unmodified until this batch has completed (the
+    // pipeline refills a slot only after collecting its batch).
+    let src = unsafe { std::slice::from_raw_parts(s.host.0 as *const u8, n + PAD) };
+    // SAFETY: non-blocking write from memory kept alive and untouched
+    // until `write` completes (see above).
+    let write = unsafe {
+        write_q
+            .enqueue_write_buffer(&mut s.text, CL_NON_BLOCKING, 0, src, &[])
+            .map_err(cl("enqueueing the host-to-device copy"))?
+    };
+    // SAFETY: ZERO is a static, alive for the whole program.
+    unsafe {
+        exec_q
+            .enqueue_write_buffer(&mut s.count, CL_NON_BLOCKING, 0, &ZERO, &[])
+            .map_err(cl("enqueueing the counter reset"))?;
+    }
+    Ok(write)
+}
+
+/// The line kernels of a line-mode batch (after the match kernel, waiting
+/// for the text's `write`) and the read-backs of their results.
+fn enqueue_lines(
+    q: &CommandQueue,
+    p: &LineProgram,
+    sl: &mut SlotLines,
+    (text, n): (cl_mem, u32),
+    offsets: &lineindex::Offsets,
+    write: &Event,
+) -> Result<LineFlight, String> {
+    let events = lineindex::enqueue_all(q, p, &sl.bufs, text, n, offsets, &[write.get()])
+        .map_err(cl("enqueueing the line kernels"))?;
+    let head_n = sl.head_lines.len();
+    // SAFETY: the slot's own vectors, neither touched nor reallocated
+    // until `complete_lines` waited for these reads.
+    let (info_read, lines_read, first_read) = unsafe {
+        (
+            read_into(q, &sl.bufs.info, &mut sl.info_host)?,
+            read_into(q, &sl.bufs.out_lines, &mut sl.head_lines)?,
+            read_into(q, &sl.bufs.out_first, &mut sl.head_first)?,
+        )
+    };
+    Ok(LineFlight {
+        events,
+        info_read,
+        lines_read,
+        first_read,
+        head_n,
+    })
+}
+
+/// The read-backs of a batch's match count and, unless in line mode, the
+/// head of its offsets: (count read, head read, head entries).
+fn read_matches(
+    q: &CommandQueue,
+    s: &mut Slot,
+    line_mode: bool,
+) -> Result<(Event, Option<Event>, usize), String> {
+    let head_n = if line_mode {
+        0
+    } else {
+        s.head.len().min(s.out_cap)
+    };
+    // SAFETY: the slot's own vectors, neither touched nor reallocated until
+    // `complete` waited for these reads.
+    let count_read = unsafe { read_into(q, &s.count, &mut s.count_host)? };
+    let head_read = if line_mode {
+        None
+    } else {
+        // SAFETY: as above.
+        Some(unsafe { read_into(q, &s.out, &mut s.head[..head_n])? })
+    };
+    Ok((count_read, head_read, head_n))
 }

@@ -355,15 +355,20 @@ pub fn launch_line_block_counts(
     groups: usize,
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
-    let cap_nl = b.cap_nl as u32;
-    let args = [
+    // SAFETY: layout of line_block_counts: cl_mem, cl_mem, uint, cl_mem.
+    unsafe { launch(q, &p.line_counts, &line_table(b), (groups, p.wg), wait) }
+}
+
+/// The line table's arguments, the first four of kernels 5 and 7: first
+/// offsets per line, the batch info, the newline capacity, the per-block
+/// counts.
+fn line_table(b: &LineBufs) -> [Arg; 4] {
+    [
         Arg::from(&b.first),
         Arg::from(&b.info),
-        Arg::U32(cap_nl),
+        Arg::U32(b.cap_nl as u32),
         Arg::from(&b.line_counts),
-    ];
-    // SAFETY: layout of line_block_counts: cl_mem, cl_mem, uint, cl_mem.
-    unsafe { launch(q, &p.line_counts, &args, (groups, p.wg), wait) }
+    ]
 }
 
 /// Kernel 7: the marked lines, in order, into `out_lines`/`out_first`
@@ -375,16 +380,15 @@ pub fn launch_line_compact(
     groups: usize,
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
-    let cap_nl = b.cap_nl as u32;
-    let cap_out = b.cap_out as u32;
+    let [first, info, cap_nl, line_counts] = line_table(b);
     let args = [
-        Arg::from(&b.first),
-        Arg::from(&b.info),
-        Arg::U32(cap_nl),
-        Arg::from(&b.line_counts),
+        first,
+        info,
+        cap_nl,
+        line_counts,
         Arg::from(&b.out_lines),
         Arg::from(&b.out_first),
-        Arg::U32(cap_out),
+        Arg::U32(b.cap_out as u32),
     ];
     // SAFETY: layout of line_compact: cl_mem, cl_mem, uint, cl_mem, cl_mem,
     // cl_mem, uint.

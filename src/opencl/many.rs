@@ -167,137 +167,34 @@ impl ManyTables {
         max_lbits: u32,
         max_classes: usize,
     ) -> Result<ManyTables, String> {
-        let mut pats: Vec<&[u8]> = patterns
-            .iter()
-            .filter(|p| !p.is_empty())
-            .map(Vec::as_slice)
-            .collect();
-        pats.sort_unstable();
-        pats.dedup();
-        let total: usize = pats.iter().map(|p| p.len()).sum();
-        if total >= u32::MAX as usize / 2 || pats.len() >= u32::MAX as usize / 2 {
-            return Err("pattern set too large for the many-literal kernel".into());
-        }
-        let mut direct = vec![0u32; DIRECT_WORDS];
-        let mut flags = 0u32;
-        let mut ks = [0usize; 9];
-        for p in &pats {
-            match p.len() {
-                1 => {
-                    flags |= 1;
-                    set_bit(&mut direct, u32::from(p[0]));
-                }
-                2 => {
-                    flags |= 2;
-                    set_bit(&mut direct, 256 + (u32::from(p[0]) | u32::from(p[1]) << 8));
-                }
-                l => ks[l.min(8)] += 1,
-            }
-        }
-        let present: Vec<u32> = (3..=8u32).filter(|&k| ks[k as usize] > 0).collect();
+        let pats = distinct_patterns(patterns)?;
+        let (direct, mut flags, ks) = direct_tables(&pats);
         let class_k: Vec<u32> = if max_classes == 0 {
             auto_classes(&ks)
         } else {
+            let present: Vec<u32> = (3..=8u32).filter(|&k| ks[k as usize] > 0).collect();
             keep_classes(&present, max_classes.clamp(1, 6))
         };
-        let class_of = |len: usize| -> Option<(u32, usize)> {
-            class_k
-                .iter()
-                .enumerate()
-                .rev()
-                .find(|&(_, &k)| k as usize <= len)
-                .map(|(c, &k)| (c as u32, k as usize))
-        };
-
-        // (class, lo, hi, h2) per hashed pattern
-        let mut hashed: Vec<(usize, u32, u32, u32, u32)> = Vec::new(); // (pat idx, c, lo, hi, h2)
-        for (i, p) in pats.iter().enumerate() {
-            if p.len() < 3 {
-                continue;
-            }
-            let Some((c, k)) = class_of(p.len()) else {
-                continue;
-            };
-            let (lo, hi) = key_of(p, k);
-            hashed.push((i, c, lo, hi, hash2(lo, hi, c)));
-        }
-        let mut distinct: Vec<(u32, u32, u32)> = hashed.iter().map(|h| (h.1, h.2, h.3)).collect();
+        let mut hashed = hashed_keys(&pats, &class_k);
+        let mut distinct: Vec<(u32, u32, u32)> =
+            hashed.iter().map(|h| (h.class, h.lo, h.hi)).collect();
         distinct.sort_unstable();
         distinct.dedup();
         let keys = distinct.len();
-
-        let max_lbits = max_lbits.clamp(5, MAX_LBITS);
-        let lbits = if keys == 0 {
-            5
-        } else {
-            ceil_log2(keys * LBITS_PER_KEY).clamp(MIN_LBITS.min(max_lbits), max_lbits)
-        };
-        let gbits = if keys == 0 {
-            5
-        } else {
-            ceil_log2(keys * GBITS_PER_KEY).clamp(MIN_LBITS, MAX_GBITS)
-        };
-        let tbits = ceil_log2(keys.max(1));
-        let crowding = class_k.len() as f64 * keys as f64 / (1u64 << lbits) as f64;
-        if std::env::var("GSEARCH_MANY_STAGE2")
-            .map_or(crowding >= BATCHED_STAGE2_AT, |v| v.trim() == "batched")
-        {
+        let f = Filters::build(&distinct, class_k.len(), max_lbits);
+        if f.batched_stage2 {
             flags |= 4;
         }
-        let mut lfilter = vec![0u32; 1 << (lbits - 5)];
-        let mut gfilter = vec![0u32; 1 << (gbits - 5)];
-        for &(c, lo, hi) in &distinct {
-            set_bit(&mut lfilter, hash1(lo, hi, c) >> (32 - lbits));
-            set_bit(&mut gfilter, hash2(lo, hi, c) >> (32 - gbits));
-        }
-
-        // Buckets: patterns sorted by (bucket, bytes); parent links.
-        let tmask = (1u32 << tbits) - 1;
-        hashed.sort_unstable_by(|a, b| (a.4 & tmask, pats[a.0]).cmp(&(b.4 & tmask, pats[b.0])));
-        let nb = 1usize << tbits;
-        let mut bstart = vec![0u32; nb + 1];
-        for h in &hashed {
-            bstart[(h.4 & tmask) as usize + 1] += 1;
-        }
-        for b in 0..nb {
-            bstart[b + 1] += bstart[b];
-        }
-        let mut bytes = Vec::with_capacity(total);
-        let mut ents = Vec::with_capacity(hashed.len());
-        let mut stack: Vec<usize> = Vec::new();
-        let mut prev_bucket = u32::MAX;
-        for (e, h) in hashed.iter().enumerate() {
-            let p = pats[h.0];
-            let b = h.4 & tmask;
-            if b != prev_bucket {
-                stack.clear();
-                prev_bucket = b;
-            }
-            while let Some(&top) = stack.last() {
-                if p.starts_with(pats[hashed[top].0]) {
-                    break;
-                }
-                stack.pop();
-            }
-            let parent = stack.last().map_or(NONE, |&t| t as u32);
-            stack.push(e);
-            ents.push([bytes.len() as u32, p.len() as u32, parent, 0]);
-            bytes.extend_from_slice(p);
-        }
-        if bytes.is_empty() {
-            bytes.push(0);
-        }
-        if ents.is_empty() {
-            ents.push([0, u32::MAX, NONE, 0]);
-        }
+        let tbits = ceil_log2(keys.max(1));
+        let (bstart, ents, bytes) = buckets(&mut hashed, &pats, tbits);
         Ok(ManyTables {
             flags,
             class_k,
-            lbits,
-            lfilter,
+            lbits: f.lbits,
+            lfilter: f.lfilter,
             direct,
-            gbits,
-            gfilter,
+            gbits: f.gbits,
+            gfilter: f.gfilter,
             tbits,
             bstart,
             ents,
@@ -905,6 +802,181 @@ pub fn vocab_text(size: usize, vocab: &[Vec<u8>], seed: u64) -> Vec<u8> {
     }
     v.truncate(size);
     v
+}
+
+/// The distinct non-empty patterns, sorted; an error when the set is too
+/// large for the kernel's 32-bit offsets.
+fn distinct_patterns(patterns: &[Vec<u8>]) -> Result<Vec<&[u8]>, String> {
+    let mut pats: Vec<&[u8]> = patterns
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(Vec::as_slice)
+        .collect();
+    pats.sort_unstable();
+    pats.dedup();
+    let total: usize = pats.iter().map(|p| p.len()).sum();
+    if total >= u32::MAX as usize / 2 || pats.len() >= u32::MAX as usize / 2 {
+        return Err("pattern set too large for the many-literal kernel".into());
+    }
+    Ok(pats)
+}
+
+/// The exact tables of 1- and 2-byte patterns, the flags saying which are
+/// used, and how many patterns of each length from 3 (8 = 8 or more).
+fn direct_tables(pats: &[&[u8]]) -> (Vec<u32>, u32, [usize; 9]) {
+    let mut direct = vec![0u32; DIRECT_WORDS];
+    let mut flags = 0u32;
+    let mut ks = [0usize; 9];
+    for p in pats {
+        match p.len() {
+            1 => {
+                flags |= 1;
+                set_bit(&mut direct, u32::from(p[0]));
+            }
+            2 => {
+                flags |= 2;
+                set_bit(&mut direct, 256 + (u32::from(p[0]) | u32::from(p[1]) << 8));
+            }
+            l => ks[l.min(8)] += 1,
+        }
+    }
+    (direct, flags, ks)
+}
+
+/// A hashed pattern: its index in the sorted set, its class, its key
+/// (`lo`, `hi`) and the bucket hash.
+struct Hashed {
+    idx: usize,
+    class: u32,
+    lo: u32,
+    hi: u32,
+    h2: u32,
+}
+
+/// Every pattern of 3 bytes or more with its class: the longest kept
+/// prefix length `k` no longer than the pattern.
+fn hashed_keys(pats: &[&[u8]], class_k: &[u32]) -> Vec<Hashed> {
+    let class_of = |len: usize| -> Option<(u32, usize)> {
+        class_k
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|&(_, &k)| k as usize <= len)
+            .map(|(c, &k)| (c as u32, k as usize))
+    };
+    let mut hashed = Vec::new();
+    for (idx, p) in pats.iter().enumerate() {
+        if p.len() < 3 {
+            continue;
+        }
+        let Some((class, k)) = class_of(p.len()) else {
+            continue;
+        };
+        let (lo, hi) = key_of(p, k);
+        let h2 = hash2(lo, hi, class);
+        hashed.push(Hashed {
+            idx,
+            class,
+            lo,
+            hi,
+            h2,
+        });
+    }
+    hashed
+}
+
+/// The local and global filters of the hashed keys.
+struct Filters {
+    lbits: u32,
+    lfilter: Vec<u32>,
+    gbits: u32,
+    gfilter: Vec<u32>,
+    /// The local filter is crowded enough for the batched second stage
+    /// (or `GSEARCH_MANY_STAGE2` says so).
+    batched_stage2: bool,
+}
+
+impl Filters {
+    /// Filters sized for the `distinct` keys (class, lo, hi) of `classes`
+    /// classes, the local one at most `2^max_lbits` bits.
+    fn build(distinct: &[(u32, u32, u32)], classes: usize, max_lbits: u32) -> Filters {
+        let keys = distinct.len();
+        let max_lbits = max_lbits.clamp(5, MAX_LBITS);
+        let (lbits, gbits) = if keys == 0 {
+            (5, 5)
+        } else {
+            (
+                ceil_log2(keys * LBITS_PER_KEY).clamp(MIN_LBITS.min(max_lbits), max_lbits),
+                ceil_log2(keys * GBITS_PER_KEY).clamp(MIN_LBITS, MAX_GBITS),
+            )
+        };
+        let crowding = classes as f64 * keys as f64 / (1u64 << lbits) as f64;
+        let batched_stage2 = std::env::var("GSEARCH_MANY_STAGE2")
+            .map_or(crowding >= BATCHED_STAGE2_AT, |v| v.trim() == "batched");
+        let mut lfilter = vec![0u32; 1 << (lbits - 5)];
+        let mut gfilter = vec![0u32; 1 << (gbits - 5)];
+        for &(c, lo, hi) in distinct {
+            set_bit(&mut lfilter, hash1(lo, hi, c) >> (32 - lbits));
+            set_bit(&mut gfilter, hash2(lo, hi, c) >> (32 - gbits));
+        }
+        Filters {
+            lbits,
+            lfilter,
+            gbits,
+            gfilter,
+            batched_stage2,
+        }
+    }
+}
+
+/// The verification tables: `hashed` sorted by (bucket, bytes), each
+/// bucket's start, and per pattern (offset in the pattern bytes, length,
+/// parent: the longest earlier pattern of the bucket it extends, 0).
+fn buckets(
+    hashed: &mut [Hashed],
+    pats: &[&[u8]],
+    tbits: u32,
+) -> (Vec<u32>, Vec<[u32; 4]>, Vec<u8>) {
+    let tmask = (1u32 << tbits) - 1;
+    hashed.sort_unstable_by(|a, b| (a.h2 & tmask, pats[a.idx]).cmp(&(b.h2 & tmask, pats[b.idx])));
+    let nb = 1usize << tbits;
+    let mut bstart = vec![0u32; nb + 1];
+    for h in hashed.iter() {
+        bstart[(h.h2 & tmask) as usize + 1] += 1;
+    }
+    for b in 0..nb {
+        bstart[b + 1] += bstart[b];
+    }
+    let total: usize = hashed.iter().map(|h| pats[h.idx].len()).sum();
+    let mut bytes = Vec::with_capacity(total);
+    let mut ents = Vec::with_capacity(hashed.len());
+    let mut stack: Vec<usize> = Vec::new();
+    let mut prev_bucket = u32::MAX;
+    for (e, h) in hashed.iter().enumerate() {
+        let p = pats[h.idx];
+        let b = h.h2 & tmask;
+        if b != prev_bucket {
+            stack.clear();
+            prev_bucket = b;
+        }
+        while let Some(&top) = stack.last() {
+            if p.starts_with(pats[hashed[top].idx]) {
+                break;
+            }
+            stack.pop();
+        }
+        let parent = stack.last().map_or(NONE, |&t| t as u32);
+        stack.push(e);
+        ents.push([bytes.len() as u32, p.len() as u32, parent, 0]);
+        bytes.extend_from_slice(p);
+    }
+    if bytes.is_empty() {
+        bytes.push(0);
+    }
+    if ents.is_empty() {
+        ents.push([0, u32::MAX, NONE, 0]);
+    }
+    (bstart, ents, bytes)
 }
 
 #[cfg(test)]

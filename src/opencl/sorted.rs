@@ -223,6 +223,30 @@ fn round_up(global: usize, local: usize) -> usize {
     global.div_ceil(local).max(1) * local
 }
 
+/// One search's device buffers: `out[k]` gets the lower bound of `keys[k]`
+/// (`nkeys` of them) in `hay` (`n` elements).
+struct Job<'a, T> {
+    hay: &'a Buffer<T>,
+    n: usize,
+    keys: &'a Buffer<T>,
+    nkeys: usize,
+    out: &'a mut Buffer<u32>,
+}
+
+impl<T> Job<'_, T> {
+    /// The arguments every search kernel starts with (`const global KEY_T
+    /// *hay, uint n, const global KEY_T *keys, uint nkeys`), then `rest`.
+    fn args(&self, rest: &[Arg]) -> Vec<Arg> {
+        let head = [
+            self.hay.into(),
+            Arg::U32(self.n as u32),
+            self.keys.into(),
+            Arg::U32(self.nkeys as u32),
+        ];
+        head.into_iter().chain(rest.iter().cloned()).collect()
+    }
+}
+
 impl<T: SearchKey> DeviceSearch<T> {
     /// Build the OpenCL 1.2 kernels for `dev`.
     pub fn new(dev: Arc<ClDevice>) -> Result<Self, DeviceError> {
@@ -497,16 +521,21 @@ impl<T: SearchKey> DeviceSearch<T> {
             let ev = self.fill(out, 0, nkeys)?;
             return Timing::from_events(&[ev]);
         }
+        let j = Job {
+            hay,
+            n,
+            keys,
+            nkeys,
+            out,
+        };
         match method {
-            Method::Binary => self.run_simple("lower_bound_binary", hay, n, keys, nkeys, out),
-            Method::Eytzinger => self.run_simple("lower_bound_eytzinger", hay, n, keys, nkeys, out),
-            Method::NaryHost { segs } => self.run_nary_host(segs, hay, n, keys, nkeys, out),
-            Method::NaryLocal { segs } => self.run_nary_local(segs, hay, n, keys, nkeys, out),
-            Method::NaryDeviceEnqueue { segs } => {
-                self.run_nary_enqueue(segs, hay, n, keys, nkeys, out)
-            }
-            Method::Blocked => self.run_blocked(false, hay, n, keys, nkeys, out),
-            Method::BlockedFused => self.run_blocked(true, hay, n, keys, nkeys, out),
+            Method::Binary => self.run_simple("lower_bound_binary", j),
+            Method::Eytzinger => self.run_simple("lower_bound_eytzinger", j),
+            Method::NaryHost { segs } => self.run_nary_host(segs, j),
+            Method::NaryLocal { segs } => self.run_nary_local(segs, j),
+            Method::NaryDeviceEnqueue { segs } => self.run_nary_enqueue(segs, j),
+            Method::Blocked => self.run_blocked(false, j),
+            Method::BlockedFused => self.run_blocked(true, j),
         }
     }
 
@@ -537,36 +566,27 @@ impl<T: SearchKey> DeviceSearch<T> {
         Ok((wg, block, cap))
     }
 
-    fn run_blocked(
-        &self,
-        fused: bool,
-        hay: &Buffer<T>,
-        n: usize,
-        keys: &Buffer<T>,
-        nkeys: usize,
-        out: &mut Buffer<u32>,
-    ) -> Result<Timing, DeviceError> {
+    fn run_blocked(&self, fused: bool, j: Job<'_, T>) -> Result<Timing, DeviceError> {
         let (wg, block, cap) = self.blocked_shape(fused)?;
-        if nkeys + block > u32::MAX as usize {
+        if j.nkeys + block > u32::MAX as usize {
             return Err(DeviceError::Cl {
-                what: format!("blocked search of {nkeys} keys exceeds the kernels' limits"),
+                what: format!(
+                    "blocked search of {} keys exceeds the kernels' limits",
+                    j.nkeys
+                ),
                 code: -30,
             });
         }
-        let nblocks = nkeys.div_ceil(block);
+        let nblocks = j.nkeys.div_ceil(block);
         let local_bytes = cap * std::mem::size_of::<T>();
         if fused {
             let name = "lower_bound_blocked_fused";
             let k = self.kernel(&self.program, name)?;
-            let args = [
-                Arg::Mem(hay.get()),
-                Arg::U32(n as u32),
-                Arg::Mem(keys.get()),
-                Arg::U32(nkeys as u32),
-                Arg::Mem(out.get()),
+            let args = j.args(&[
+                Arg::Mem(j.out.get()),
                 Arg::U32(cap as u32),
                 Arg::Local(local_bytes),
-            ];
+            ]);
             // SAFETY: argument types match lower_bound_blocked_fused(const
             // global KEY_T*, uint, const global KEY_T*, uint, global uint*,
             // uint, local KEY_T*[cap]); the buffers outlive the wait.
@@ -586,6 +606,13 @@ impl<T: SearchKey> DeviceSearch<T> {
         let bounds = &scratch.as_ref().expect("allocated above").1;
         let kb = self.kernel(&self.program, "blocked_bounds")?;
         let k = self.kernel(&self.program, "lower_bound_blocked")?;
+        let bounds_args = j.args(&[Arg::U32(block as u32), bounds.into()]);
+        let search_args = j.args(&[
+            (&*j.out).into(),
+            bounds.into(),
+            Arg::U32(cap as u32),
+            Arg::Local(local_bytes),
+        ]);
         // SAFETY: argument types match blocked_bounds(const global KEY_T*,
         // uint, const global KEY_T*, uint, uint, global uint*[2 * nblocks])
         // and lower_bound_blocked(const global KEY_T*, uint, const global
@@ -593,78 +620,36 @@ impl<T: SearchKey> DeviceSearch<T> {
         // local KEY_T*[cap]); the buffers (and the scratch lock) outlive the
         // wait in Timing::from_events, and the in-order queue runs the
         // bounds before the search.
-        unsafe {
-            kb.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
-            kb.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
-            kb.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
-            kb.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
-            kb.set_arg(4, &(block as u32)).map_err(cl_err("arg"))?;
-            kb.set_arg(5, &bounds.get()).map_err(cl_err("arg"))?;
-            k.set_arg(0, &hay.get()).map_err(cl_err("arg"))?;
-            k.set_arg(1, &(n as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(2, &keys.get()).map_err(cl_err("arg"))?;
-            k.set_arg(3, &(nkeys as u32)).map_err(cl_err("arg"))?;
-            k.set_arg(4, &out.get()).map_err(cl_err("arg"))?;
-            k.set_arg(5, &bounds.get()).map_err(cl_err("arg"))?;
-            k.set_arg(6, &(cap as u32)).map_err(cl_err("arg"))?;
-            k.set_arg_local_buffer(7, local_bytes)
-                .map_err(cl_err("arg"))?;
-        }
+        unsafe { set_args(&kb, 0, &bounds_args).and_then(|()| set_args(&k, 0, &search_args)) }
+            .map_err(cl_err("arg"))?;
         let e1 = self.launch(&kb, 2 * nblocks, self.local_size(&kb), "blocked_bounds")?;
         let e2 = self.launch(&k, nblocks * wg, wg, "lower_bound_blocked")?;
         Timing::from_events(&[e1, e2])
     }
 
-    fn run_simple(
-        &self,
-        name: &str,
-        hay: &Buffer<T>,
-        n: usize,
-        keys: &Buffer<T>,
-        nkeys: usize,
-        out: &mut Buffer<u32>,
-    ) -> Result<Timing, DeviceError> {
+    fn run_simple(&self, name: &str, j: Job<'_, T>) -> Result<Timing, DeviceError> {
         let k = self.kernel(&self.program, name)?;
-        let args = [
-            Arg::Mem(hay.get()),
-            Arg::U32(n as u32),
-            Arg::Mem(keys.get()),
-            Arg::U32(nkeys as u32),
-            Arg::Mem(out.get()),
-        ];
+        let args = j.args(&[Arg::Mem(j.out.get())]);
         // SAFETY: argument types match (const global KEY_T*, uint,
         // const global KEY_T*, uint, global uint*); buffers outlive the wait.
         unsafe { set_args(&k, 0, &args) }.map_err(cl_err("arg"))?;
-        let ev = self.launch(&k, nkeys, self.local_size(&k), name)?;
+        let ev = self.launch(&k, j.nkeys, self.local_size(&k), name)?;
         Timing::from_events(&[ev])
     }
 
-    fn run_nary_host(
-        &self,
-        segs: u32,
-        hay: &Buffer<T>,
-        n: usize,
-        keys: &Buffer<T>,
-        nkeys: usize,
-        out: &mut Buffer<u32>,
-    ) -> Result<Timing, DeviceError> {
+    fn run_nary_host(&self, segs: u32, j: Job<'_, T>) -> Result<Timing, DeviceError> {
         let (NaryScratch { hi_a, lo_b, hi_b }, mut events) =
-            self.nary_scratch(segs, n, nkeys, out)?;
+            self.nary_scratch(segs, j.n, j.nkeys, j.out)?;
         let k = self.kernel(&self.program, "nary_pass")?;
         let local = self.local_size(&k);
-        let passes = nary_passes(n, segs);
-        let first = [
-            Arg::Mem(hay.get()),
-            Arg::U32(n as u32),
-            Arg::Mem(keys.get()),
-            Arg::U32(nkeys as u32),
-        ];
+        let passes = nary_passes(j.n, segs);
+        let first = j.args(&[]);
         // SAFETY (this and the per-pass `set_args` below): argument types
         // match nary_pass(const global KEY_T*, uint, const global KEY_T*,
         // uint, 4x global uint*, uint); every buffer outlives the final wait.
         unsafe { set_args(&k, 0, &first).and_then(|()| set_args(&k, 8, &[Arg::U32(segs)])) }
             .map_err(cl_err("arg"))?;
-        let a: [cl_mem; 2] = [out.get(), hi_a.get()];
+        let a: [cl_mem; 2] = [j.out.get(), hi_a.get()];
         let b: [cl_mem; 2] = [lo_b.get(), hi_b.get()];
         for p in 0..passes {
             let (src, dst) = if p % 2 == 0 { (a, b) } else { (b, a) };
@@ -677,10 +662,10 @@ impl<T: SearchKey> DeviceSearch<T> {
             // SAFETY: see above; clSetKernelArg copies the handle values,
             // and the in-order queue keeps the passes in sequence.
             unsafe { set_args(&k, 4, &args) }.map_err(cl_err("arg"))?;
-            events.push(self.launch(&k, nkeys * segs as usize, local, "nary_pass")?);
+            events.push(self.launch(&k, j.nkeys * segs as usize, local, "nary_pass")?);
         }
         if passes % 2 == 1 {
-            events.push(self.copy_u32(&lo_b, out, nkeys)?);
+            events.push(self.copy_u32(&lo_b, j.out, j.nkeys)?);
         }
         Timing::from_events(&events)
     }
@@ -747,25 +732,13 @@ impl<T: SearchKey> DeviceSearch<T> {
         Ok((keys_per_group, keys_per_group * segs))
     }
 
-    fn run_nary_local(
-        &self,
-        segs: u32,
-        hay: &Buffer<T>,
-        n: usize,
-        keys: &Buffer<T>,
-        nkeys: usize,
-        out: &mut Buffer<u32>,
-    ) -> Result<Timing, DeviceError> {
+    fn run_nary_local(&self, segs: u32, j: Job<'_, T>) -> Result<Timing, DeviceError> {
         let (kpg, local) = self.local_shape(segs)?;
         let k = self.kernel(&self.program, "nary_local")?;
-        let passes = nary_passes(n, segs);
-        let groups = nkeys.div_ceil(kpg).clamp(1, 1 << 16);
-        let args = [
-            Arg::Mem(hay.get()),
-            Arg::U32(n as u32),
-            Arg::Mem(keys.get()),
-            Arg::U32(nkeys as u32),
-            Arg::Mem(out.get()),
+        let passes = nary_passes(j.n, segs);
+        let groups = j.nkeys.div_ceil(kpg).clamp(1, 1 << 16);
+        let args = j.args(&[
+            Arg::Mem(j.out.get()),
             Arg::U32(segs),
             Arg::U32(passes),
             Arg::U32(kpg as u32),
@@ -773,7 +746,7 @@ impl<T: SearchKey> DeviceSearch<T> {
             Arg::Local(kpg * 4),
             Arg::Local(kpg * 4),
             Arg::Local(kpg * segs as usize),
-        ];
+        ]);
         // SAFETY: argument types match nary_local(const global KEY_T*, uint,
         // const global KEY_T*, uint, global uint*, uint, uint, uint,
         // local KEY_T*[K], local uint*[K], local uint*[K], local uchar*[K*N]);
@@ -783,15 +756,7 @@ impl<T: SearchKey> DeviceSearch<T> {
         Timing::from_events(&[ev])
     }
 
-    fn run_nary_enqueue(
-        &self,
-        segs: u32,
-        hay: &Buffer<T>,
-        n: usize,
-        keys: &Buffer<T>,
-        nkeys: usize,
-        out: &mut Buffer<u32>,
-    ) -> Result<Timing, DeviceError> {
+    fn run_nary_enqueue(&self, segs: u32, j: Job<'_, T>) -> Result<Timing, DeviceError> {
         if segs < 2 {
             return Err(DeviceError::Cl {
                 what: "N-ary search needs N >= 2".into(),
@@ -801,23 +766,19 @@ impl<T: SearchKey> DeviceSearch<T> {
         let program = self.enqueue_program()?;
         let k = self.kernel(program, "nary_enqueue")?;
         let (NaryScratch { hi_a, lo_b, hi_b }, mut events) =
-            self.nary_scratch(segs, n, nkeys, out)?;
+            self.nary_scratch(segs, j.n, j.nkeys, j.out)?;
         let mut status = self.alloc::<u32>(1)?;
-        let passes = nary_passes(n, segs);
+        let passes = nary_passes(j.n, segs);
         events.push(self.fill(&mut status, 0, 1)?);
-        let args = [
-            Arg::Mem(hay.get()),
-            Arg::U32(n as u32),
-            Arg::Mem(keys.get()),
-            Arg::U32(nkeys as u32),
-            Arg::Mem(out.get()),
+        let args = j.args(&[
+            Arg::Mem(j.out.get()),
             Arg::Mem(hi_a.get()),
             Arg::Mem(lo_b.get()),
             Arg::Mem(hi_b.get()),
             Arg::U32(segs),
             Arg::U32(passes),
             Arg::Mem(status.get()),
-        ];
+        ]);
         // SAFETY: argument types match nary_enqueue(const global KEY_T*,
         // uint, const global KEY_T*, uint, 4x global uint*, uint, uint,
         // global int*); the buffers outlive the final wait, which covers
@@ -834,7 +795,7 @@ impl<T: SearchKey> DeviceSearch<T> {
             });
         }
         if passes % 2 == 1 {
-            self.copy_u32(&lo_b, out, nkeys)?
+            self.copy_u32(&lo_b, j.out, j.nkeys)?
                 .wait()
                 .map_err(cl_err("clWaitForEvents"))?;
         }

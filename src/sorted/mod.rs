@@ -220,114 +220,157 @@ pub fn run_with_report<K: AsRef<[u8]>>(
     opts: &SortedOptions,
     out: &mut dyn Write,
 ) -> Result<SortedReport, SortedError> {
-    let data = FileData::open(path).map_err(|err| SortedError::Io {
+    let io_error = |err| SortedError::Io {
         path: path.to_path_buf(),
         err,
-    })?;
-    let text = Text::new(data.bytes());
-    let fold = opts.fold_case;
-    let split = opts.split();
-    let mut report = SortedReport::default();
-    let mut clock = std::time::Instant::now();
-    let mut lap = |report: &mut SortedReport, what: &'static str| {
-        let now = std::time::Instant::now();
-        if !what.is_empty() {
-            report.phases.push((what, now - clock));
-        }
-        clock = now;
     };
+    let data = FileData::open(path).map_err(io_error)?;
+    let text = Text::new(data.bytes());
+    let (fold, split) = (opts.fold_case, opts.split());
+    let mut report = SortedReport::default();
+    let mut laps = Laps::start();
     let keys = prepare_keys(keys, fold, split.threads);
-    lap(&mut report, "sort keys");
+    laps.lap(&mut report, "sort keys");
     let not_sorted = |d: Disorder| SortedError::NotSorted {
         path: path.to_path_buf(),
         line: text.line_number(d.second),
         earlier_line: text.line_number(d.first),
         fold_case: fold,
     };
-    let chunks_of = |r: &[Ranges]| {
-        format!(
-            "{} threads, {} key chunks",
-            split.threads.min(r.len()).max(1),
-            r.len()
-        )
-    };
-
-    let selector = match &opts.use_device {
-        DeviceChoice::Cpu => None,
-        DeviceChoice::Auto => (keys.len() >= opts.auto_min_keys.max(1)
-            && cl3::is_opencl_runtime_available())
-        .then_some(None),
-        DeviceChoice::Device(sel) => Some(sel.clone()),
-    };
-    let mut ranges = None;
-    if let Some(sel) = selector {
-        let opened = device_searcher(sel.as_deref());
-        lap(&mut report, "open device");
-        match opened {
-            Ok(ds) => match device_search(&ds, &text, &keys, fold, split).map_err(not_sorted)? {
-                DeviceOutcome::Done {
-                    method,
-                    timing,
-                    samples,
-                    block,
-                    ranges: r,
-                    phases,
-                } => {
-                    report.engine =
-                        format!("opencl:{} on {}", method.name(), ds.device().describe());
-                    report.method = format!(
-                        "sample index of {samples} lines (one per {block} bytes) searched \
-                         on the device, finished by {}",
-                        chunks_of(&r)
-                    );
-                    report.device_ns = Some(timing.device_ns);
-                    ranges = Some(r);
-                    report.phases.extend(phases);
-                    lap(&mut report, "");
-                }
-                DeviceOutcome::Failed(msg) => report.warnings.push(format!(
-                    "device search failed ({msg}); searching on the CPU"
-                )),
-            },
-            Err(e) => report
-                .warnings
-                .push(format!("no OpenCL device ({e}); searching on the CPU")),
+    let on_device = match device_selector(opts, keys.len()) {
+        Some(sel) => {
+            try_device(sel, &text, &keys, opts, &mut report, &mut laps).map_err(not_sorted)?
         }
-    }
-    let ranges = match ranges {
+        None => None,
+    };
+    let ranges = match on_device {
         Some(r) => r,
         None => {
             let r = cpu_search(&text, &keys, fold, split).map_err(not_sorted)?;
             report.engine = "cpu".into();
-            report.method = format!("binary search over byte offsets, {}", chunks_of(&r));
+            report.method = format!("binary search over byte offsets, {}", chunks_of(split, &r));
+            laps.lap(&mut report, "search");
             r
         }
     };
-    if report.engine == "cpu" {
-        lap(&mut report, "search");
-    }
-    let mut sink = Sink {
-        out: io::BufWriter::with_capacity(256 * 1024, out),
-        count_only: opts.count,
-        lines: 0,
-    };
-    let bytes = text.bytes;
-    chunks::merge(&ranges, |s, e| sink.emit_lines(&bytes[s..e])).map_err(SortedError::Output)?;
-    report.lines = sink.lines;
-    if opts.count {
-        writeln!(sink.out, "{}", sink.lines).map_err(SortedError::Output)?;
-    }
-    sink.out.flush().map_err(SortedError::Output)?;
-    lap(&mut report, "print");
+    report.lines = print_ranges(&ranges, text.bytes, opts.count, out)?;
+    laps.lap(&mut report, "print");
     if let FileData::Map(m) = &data
         && m.faulted()
     {
-        return Err(SortedError::Io {
-            path: path.to_path_buf(),
-            err: crate::sys::guard::shrank_error(),
-        });
+        return Err(io_error(crate::sys::guard::shrank_error()));
     }
     Ok(report)
+}
+
+/// The wall clock between the phases of a run.
+struct Laps(std::time::Instant);
+
+impl Laps {
+    fn start() -> Laps {
+        Laps(std::time::Instant::now())
+    }
+
+    /// Ends the phase `what` (not recorded when empty) and starts the next.
+    fn lap(&mut self, report: &mut SortedReport, what: &'static str) {
+        let now = std::time::Instant::now();
+        if !what.is_empty() {
+            report.phases.push((what, now - self.0));
+        }
+        self.0 = now;
+    }
+}
+
+/// `N threads, M key chunks` for the report.
+fn chunks_of(split: Split, r: &[Ranges]) -> String {
+    format!(
+        "{} threads, {} key chunks",
+        split.threads.min(r.len()).max(1),
+        r.len()
+    )
+}
+
+/// Whether to try a device, and which (`Some(None)`: the default one):
+/// never for `Cpu`, always for an explicit device, and for `Auto` from
+/// `auto_min_keys` keys when an OpenCL runtime is there.
+fn device_selector(opts: &SortedOptions, nkeys: usize) -> Option<Option<String>> {
+    match &opts.use_device {
+        DeviceChoice::Cpu => None,
+        DeviceChoice::Auto => (nkeys >= opts.auto_min_keys.max(1)
+            && cl3::is_opencl_runtime_available())
+        .then_some(None),
+        DeviceChoice::Device(sel) => Some(sel.clone()),
+    }
+}
+
+/// The device's ranges, or `None` (with a warning in the report) when no
+/// device opened or the device could not answer: the CPU answers then.
+fn try_device(
+    sel: Option<String>,
+    text: &Text<'_>,
+    keys: &[&[u8]],
+    opts: &SortedOptions,
+    report: &mut SortedReport,
+    laps: &mut Laps,
+) -> Result<Option<Vec<Ranges>>, Disorder> {
+    let split = opts.split();
+    let opened = device_searcher(sel.as_deref());
+    laps.lap(report, "open device");
+    let ds = match opened {
+        Ok(ds) => ds,
+        Err(e) => {
+            let w = format!("no OpenCL device ({e}); searching on the CPU");
+            report.warnings.push(w);
+            return Ok(None);
+        }
+    };
+    match device_search(&ds, text, keys, opts.fold_case, split)? {
+        DeviceOutcome::Done {
+            method,
+            timing,
+            samples,
+            block,
+            ranges,
+            phases,
+        } => {
+            report.engine = format!("opencl:{} on {}", method.name(), ds.device().describe());
+            report.method = format!(
+                "sample index of {samples} lines (one per {block} bytes) searched \
+                 on the device, finished by {}",
+                chunks_of(split, &ranges)
+            );
+            report.device_ns = Some(timing.device_ns);
+            report.phases.extend(phases);
+            laps.lap(report, "");
+            Ok(Some(ranges))
+        }
+        DeviceOutcome::Failed(msg) => {
+            let w = format!("device search failed ({msg}); searching on the CPU");
+            report.warnings.push(w);
+            Ok(None)
+        }
+    }
+}
+
+/// Prints (or, with `count_only`, counts and then prints the count) the
+/// lines of `ranges` in file order, each once; returns how many.
+fn print_ranges(
+    ranges: &[Ranges],
+    bytes: &[u8],
+    count_only: bool,
+    out: &mut dyn Write,
+) -> Result<u64, SortedError> {
+    let mut sink = Sink {
+        out: io::BufWriter::with_capacity(256 * 1024, out),
+        count_only,
+        lines: 0,
+    };
+    chunks::merge(ranges, |s, e| sink.emit_lines(&bytes[s..e])).map_err(SortedError::Output)?;
+    if count_only {
+        writeln!(sink.out, "{}", sink.lines).map_err(SortedError::Output)?;
+    }
+    sink.out.flush().map_err(SortedError::Output)?;
+    Ok(sink.lines)
 }
 
 /// Keys in the file's order, duplicates (under that order) removed; sorted
