@@ -26,6 +26,10 @@ pub fn search_haystack<M: Matcher, W: WriteColor>(
         let stdin = io::stdin();
         let mut lock = stdin.lock();
         printer.search(searcher, matcher, &hay.path, Input::Reader(&mut lock))
+    } else if let Some(converted) = crate::search::converted::open(cfg, &hay.path) {
+        let mut reader = converted?;
+        let result = printer.search(searcher, matcher, &hay.path, Input::Reader(&mut reader));
+        reader.finish(result)
     } else if cfg.use_mmap {
         search_mapped(searcher, printer, matcher, &hay.path)
     } else {
