@@ -43,6 +43,17 @@ gstest!(multiline_count_matches, |dir: Dir, cmd: TestCommand| {
     eqnice!("4\n", cmd.stdout());
 });
 
+// Patterns that cannot match a line terminator are searched line by
+// line even with -U: -c counts lines, not matches.
+gstest!(
+    multiline_count_single_line_pattern,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", LINES);
+        cmd.args(["-U", "-c", "x*", "a.txt"]);
+        eqnice!("5\n", cmd.stdout());
+    }
+);
+
 gstest!(multiline_invert, |dir: Dir, cmd: TestCommand| {
     dir.create("a.txt", LINES);
     cmd.args(["-U", "-v", r"foo\nbar", "a.txt"]);
@@ -148,7 +159,7 @@ gstest!(encoding_unknown, |dir: Dir, cmd: TestCommand| {
 gstest!(search_zip_gzip_bzip2, |dir: Dir, cmd: TestCommand| {
     dir.create_bytes("z.txt.gz", GZIP);
     dir.create_bytes("z.bz2", BZIP2);
-    cmd.args(["-z", "-c", "foo", "z.txt.gz", "z.bz2"]);
+    cmd.args(["-j1", "-z", "-c", "foo", "z.txt.gz", "z.bz2"]);
     eqnice!("z.txt.gz:1\nz.bz2:1\n", cmd.stdout());
 });
 
