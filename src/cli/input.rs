@@ -112,3 +112,51 @@ fn pre_globs(globs: &[String]) -> anyhow::Result<Override> {
     }
     Ok(b.build()?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(args: &[&str]) -> InputOptions {
+        let argv = std::iter::once("gsearch").chain(args.iter().copied());
+        InputOptions::from_cli(&<Cli as clap::Parser>::parse_from(argv)).unwrap()
+    }
+
+    #[test]
+    fn pre_and_search_zip_override_each_other() {
+        let o = options(&["--pre", "cat", "-z", "x"]);
+        assert!(o.decompress.is_some() && o.pre.is_none());
+        let o = options(&["-z", "--pre", "cat", "x"]);
+        assert!(o.decompress.is_none() && o.pre.is_some());
+        let o = options(&["-z", "--pre", "cat", "--no-pre", "x"]);
+        assert!(o.decompress.is_none() && o.pre.is_none());
+        let o = options(&["--pre", "", "x"]);
+        assert!(o.pre.is_none() && !o.needs_searcher());
+    }
+
+    #[test]
+    fn encodings_and_negations() {
+        assert!(matches!(options(&["x"]).encoding, EncodingMode::Auto));
+        assert!(matches!(
+            options(&["-E", "none", "x"]).encoding,
+            EncodingMode::Disabled
+        ));
+        assert!(matches!(
+            options(&["-E", "sjis", "--no-encoding", "x"]).encoding,
+            EncodingMode::Auto
+        ));
+        assert!(matches!(
+            options(&["--encoding", "UTF-16BE", "x"]).encoding,
+            EncodingMode::Some(_)
+        ));
+        let cli = <Cli as clap::Parser>::parse_from(["gsearch", "-E", "nope", "x"]);
+        assert!(InputOptions::from_cli(&cli).is_err());
+    }
+
+    #[test]
+    fn multiline_last_flag_wins() {
+        assert!(!options(&["-U", "--no-multiline", "x"]).multiline);
+        assert!(options(&["--no-multiline", "-U", "x"]).multiline);
+        assert!(!options(&["--multiline-dotall", "--no-multiline-dotall", "x"]).multiline_dotall);
+    }
+}
