@@ -247,7 +247,7 @@ impl MatcherSpec {
             b.ban_byte(Some(b'\x00'));
         }
         b.build_many(&self.patterns)
-            .map_err(|e| anyhow::anyhow!("{}", suggest_multiline(e.to_string())))
+            .map_err(|e| anyhow::anyhow!("{}", suggest_text(suggest_multiline(e.to_string()))))
     }
 }
 
@@ -257,6 +257,17 @@ fn suggest_multiline(msg: String) -> String {
     if msg.contains("the literal") && msg.contains("not allowed") {
         format!(
             "{msg}\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched."
+        )
+    } else {
+        msg
+    }
+}
+
+/// ripgrep's hint when a pattern holds a NUL that binary detection bans.
+fn suggest_text(msg: String) -> String {
+    if msg.contains("pattern contains \"\\0\"") {
+        format!(
+            "{msg}\n\nConsider enabling text mode with the --text flag (or -a for short). Otherwise,\nbinary detection is enabled and matching a NUL byte is impossible."
         )
     } else {
         msg

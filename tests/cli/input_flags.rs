@@ -234,3 +234,17 @@ gstest!(pre_then_search_zip, |dir: Dir, cmd: TestCommand| {
     cmd.args(["--pre", "./up.sh", "-z", "foo", "z.txt.gz"]);
     eqnice!("foo zipped\n", cmd.stdout());
 });
+
+// Next to the multiline hint, ripgrep's hint for a NUL in a pattern.
+gstest!(nul_needs_text, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", LINES);
+    cmd.args([r"\x00", "a.txt"]);
+    let out = cmd.expect_code(2);
+    eqnice!(
+        format!(
+            "{}: pattern contains \"\\0\" but it is impossible to match\n\nConsider enabling text mode with the --text flag (or -a for short). Otherwise,\nbinary detection is enabled and matching a NUL byte is impossible.\n",
+            prog()
+        ),
+        String::from_utf8(out.stderr).unwrap()
+    );
+});
