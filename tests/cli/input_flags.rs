@@ -248,3 +248,39 @@ gstest!(nul_needs_text, |dir: Dir, cmd: TestCommand| {
         String::from_utf8(out.stderr).unwrap()
     );
 });
+
+/// 20,000 numbered rows and a last line holding "needle", in UTF-16LE
+/// (about 250 KB: past the first read of a file found by walking).
+fn utf16_rows(bom: bool) -> Vec<u8> {
+    let mut text = String::new();
+    for i in 0..20000 {
+        text.push_str(&format!("row {i}\n"));
+    }
+    text.push_str("needle end\n");
+    let mut out = if bom { vec![0xFF, 0xFE] } else { Vec::new() };
+    out.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    out
+}
+
+// The NULs of UTF-16 are not binary data: a file found by walking is
+// decoded to its end.
+gstest!(
+    walked_utf16_searched_to_the_end,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create_bytes("d/bom.txt", &utf16_rows(true));
+        dir.create_bytes("d/x.bin", &utf16_rows(true));
+        dir.create_bytes("d/nobom.txt", &utf16_rows(false));
+        cmd.args(["--sort", "path", "-c", "row|needle", "d"]);
+        eqnice!("d/bom.txt:20001\nd/x.bin:20001\n", cmd.stdout());
+    }
+);
+
+gstest!(walked_encoding_utf16le, |dir: Dir, cmd: TestCommand| {
+    dir.create_bytes("d/bom.txt", &utf16_rows(true));
+    dir.create_bytes("d/nobom.txt", &utf16_rows(false));
+    cmd.args(["--sort", "path", "-E", "utf-16le", "needle", "d"]);
+    eqnice!(
+        "d/bom.txt:needle end\nd/nobom.txt:needle end\n",
+        cmd.stdout()
+    );
+});
