@@ -284,3 +284,10 @@ gstest!(walked_encoding_utf16le, |dir: Dir, cmd: TestCommand| {
         cmd.stdout()
     );
 });
+
+// `--sorted` reads raw bytes: the input flags are refused, not ignored.
+gstest!(sorted_refuses_input_flags, |dir: Dir, cmd: TestCommand| {
+    dir.create("s.txt", "apple\nbanana\n");
+    cmd.args(["--sorted", "-z", "app", "s.txt"]);
+    cmd.assert_error(&["--sorted searches its FILE's raw bytes"]);
+});
