@@ -23,7 +23,7 @@ _gsearch() {
 
     case "${cmd}" in
         gsearch)
-            opts="-e -f -F -i -S -s -w -x -v -m -a -j -n -N -H -I -b -o -r -A -B -C -0 -c -l -q -g -t -T -L -d -u -h -V --regexp --file --fixed-strings --no-fixed-strings --ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match --max-count --binary --text --mmap --no-mmap --threads --line-number --no-line-number --with-filename --no-filename --heading --no-heading --byte-offset --column --no-column --only-matching --replace --after-context --before-context --context --context-separator --no-context-separator --color --null --vimgrep --json --count --count-matches --include-zero --files-with-matches --files-without-match --quiet --stats --sort --hidden --no-hidden --no-ignore --glob --no-require-git --type --type-not --files --type-list --follow --no-follow --maxdepth --max-depth --unrestricted --engine --opencl-device --list-devices --verify --sorted --generate --help --version"
+            opts="-e -f -F -i -S -s -w -x -v -m -a -j -n -N -H -I -b -o -r -A -B -C -0 -c -l -q -g -t -T -L -d -u -U -E -z -h -V --regexp --file --fixed-strings --no-fixed-strings --ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match --max-count --binary --text --mmap --no-mmap --threads --line-number --no-line-number --with-filename --no-filename --heading --no-heading --byte-offset --column --no-column --only-matching --replace --after-context --before-context --context --context-separator --no-context-separator --color --null --vimgrep --json --count --count-matches --include-zero --files-with-matches --files-without-match --quiet --stats --sort --hidden --no-hidden --no-ignore --glob --no-require-git --type --type-not --files --type-list --follow --no-follow --maxdepth --max-depth --unrestricted --engine --opencl-device --list-devices --verify --sorted --generate --multiline --no-multiline --multiline-dotall --no-multiline-dotall --encoding --no-encoding --search-zip --no-search-zip --pre --no-pre --pre-glob --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -151,6 +151,22 @@ _gsearch() {
                     ;;
                 --generate)
                     COMPREPLY=($(compgen -W "man complete-bash complete-zsh complete-fish complete-powershell" -- "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -E)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pre)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pre-glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -26,6 +26,9 @@ complete-bash\t''
 complete-zsh\t''
 complete-fish\t''
 complete-powershell\t''"
+complete -c gsearch -s E -l encoding -d 'The text encoding of files searched: auto (BOM sniffing, the default), none (raw bytes) or any WHATWG label (utf-16le, sjis...)' -r
+complete -c gsearch -l pre -d 'Search the output of COMMAND run with each file\'s path as its argument (and the file as its standard input)' -r
+complete -c gsearch -l pre-glob -d 'Only files matching GLOB go through --pre (may be given many times)' -r
 complete -c gsearch -s F -l fixed-strings -d 'Treat every pattern as a literal string, not a regular expression'
 complete -c gsearch -l no-fixed-strings
 complete -c gsearch -s i -l ignore-case -d 'Search case-insensitively (Unicode simple case folding)'
@@ -71,5 +74,13 @@ complete -c gsearch -s u -l unrestricted -d 'Search more: -u ignores ignore file
 complete -c gsearch -l list-devices -d 'List every OpenCL platform and device, marking the one auto would use'
 complete -c gsearch -l verify -d 'Search again with the CPU engine and report any difference (exit 2)'
 complete -c gsearch -l sorted -d 'Look up lines starting with the keys in a bytewise-sorted file (like look(1), many keys at once)'
+complete -c gsearch -s U -l multiline -d 'Let matches span lines (a pattern may match line terminators)'
+complete -c gsearch -l no-multiline -d 'Matches never span lines (the default)'
+complete -c gsearch -l multiline-dotall -d 'With -U, \'.\' matches line terminators too'
+complete -c gsearch -l no-multiline-dotall
+complete -c gsearch -l no-encoding
+complete -c gsearch -s z -l search-zip -d 'Search compressed files (gzip, bzip2, xz, lzma, lz4, zstd, brotli, .Z) through their decompressors found on PATH'
+complete -c gsearch -l no-search-zip
+complete -c gsearch -l no-pre -d 'Run no preprocessor'
 complete -c gsearch -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gsearch -s V -l version -d 'Print version'

@@ -341,4 +341,50 @@ pub struct Cli {
         help_heading = "Other behaviors"
     )]
     pub generate: Option<GenerateArg>,
+
+    // ---- input: multiline, encodings, compressed files, preprocessors ----
+    /// Let matches span lines (a pattern may match line terminators).
+    #[arg(
+        short = 'U',
+        long,
+        overrides_with = "no_multiline",
+        help_heading = "Search"
+    )]
+    pub multiline: bool,
+    /// Matches never span lines (the default).
+    #[arg(long, overrides_with = "multiline", help_heading = "Search")]
+    pub no_multiline: bool,
+    /// With -U, '.' matches line terminators too.
+    #[arg(long, overrides_with = "no_multiline_dotall", help_heading = "Search")]
+    pub multiline_dotall: bool,
+    #[arg(long, overrides_with = "multiline_dotall", hide = true)]
+    pub no_multiline_dotall: bool,
+    /// The text encoding of files searched: auto (BOM sniffing, the
+    /// default), none (raw bytes) or any WHATWG label (utf-16le, sjis...).
+    #[arg(
+        short = 'E',
+        long,
+        value_name = "ENCODING",
+        overrides_with = "no_encoding",
+        help_heading = "Search"
+    )]
+    pub encoding: Option<String>,
+    #[arg(long, overrides_with = "encoding", hide = true)]
+    pub no_encoding: bool,
+    /// Search compressed files (gzip, bzip2, xz, lzma, lz4, zstd, brotli,
+    /// .Z) through their decompressors found on PATH.
+    #[arg(short = 'z', long, overrides_with_all = ["no_search_zip", "pre"], help_heading = "Search")]
+    pub search_zip: bool,
+    #[arg(long, overrides_with = "search_zip", hide = true)]
+    pub no_search_zip: bool,
+    /// Search the output of COMMAND run with each file's path as its
+    /// argument (and the file as its standard input).
+    #[arg(long, value_name = "COMMAND", overrides_with_all = ["no_pre", "search_zip"], help_heading = "Search")]
+    pub pre: Option<OsString>,
+    /// Run no preprocessor.
+    #[arg(long, overrides_with = "pre", help_heading = "Search")]
+    pub no_pre: bool,
+    /// Only files matching GLOB go through --pre (may be given many times).
+    #[arg(long, value_name = "GLOB", action = ArgAction::Append, allow_hyphen_values = true, help_heading = "Search")]
+    pub pre_glob: Vec<String>,
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
+use crate::cli::input::InputOptions;
 use crate::cli::{Cli, ColorArg, EngineArg, SortArg};
 
 /// What the search prints.
@@ -101,6 +102,9 @@ pub struct Config {
     pub opencl_device: Option<String>,
     pub verify: bool,
     pub quit_after_match: bool,
+
+    // ---- input: multiline, encodings, compressed files, preprocessors ----
+    pub input: InputOptions,
 }
 
 impl Config {
@@ -138,6 +142,7 @@ impl Config {
         let threads = threads(&cli, sort_path || is_one_file);
         let use_mmap =
             !cli.no_mmap && (cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file())));
+        let input = InputOptions::from_cli(&cli)?;
         Ok(Config {
             patterns,
             fixed_strings: cli.fixed_strings,
@@ -184,6 +189,7 @@ impl Config {
             opencl_device: cli.opencl_device,
             verify: cli.verify,
             quit_after_match: cli.quiet && !cli.stats && mode != OutputMode::Json,
+            input,
         })
     }
 

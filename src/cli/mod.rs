@@ -4,5 +4,6 @@
 mod args;
 pub mod config;
 pub mod generate;
+pub mod input;
 
 pub use args::*;

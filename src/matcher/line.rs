@@ -10,7 +10,7 @@
 //! of scanning with an automaton that thousands of patterns push out of the
 //! caches.
 
-use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
+use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Match, Matcher, NoError};
 use grep_regex::{RegexCaptures, RegexMatcher};
 
 use crate::engine::hashed::HashedLiterals;
@@ -85,6 +85,16 @@ impl Matcher for LineMatcher<'_> {
             // no line terminator).
             Some(_) => Some(LineTerminator::byte(b'\n')),
             None => self.inner().line_terminator(),
+        }
+    }
+
+    /// The bytes no match holds: a multiline search whose patterns can
+    /// never match a line terminator is searched line by line, as
+    /// ripgrep's searcher decides (`-U -c` then counts lines).
+    fn non_matching_bytes(&self) -> Option<&ByteSet> {
+        match self.fast {
+            Some(_) => None,
+            None => self.inner().non_matching_bytes(),
         }
     }
 

@@ -133,7 +133,9 @@ impl Plan {
         // Inline flags (`(?-i)`) change case handling inside a pattern,
         // which the ASCII-folded literal set does not model.
         let inline_flags = !cfg.fixed_strings && cfg.patterns.iter().any(|p| p.contains("(?"));
+        // A multiline search asks the regex for matches, never for lines.
         let exact_lines = shape == Shape::Literals
+            && !cfg.input.multiline
             && cfg.boundary == Boundary::None
             && !inline_flags
             && (!case_insensitive || cfg.patterns.iter().all(|p| p.is_ascii()));
@@ -201,6 +203,8 @@ struct MatcherSpec {
     boundary: Boundary,
     ban_nul: bool,
     patterns: Vec<String>,
+    /// `-U` (the regex may match line terminators), and `--multiline-dotall`.
+    multiline: Option<bool>,
 }
 
 impl MatcherSpec {
@@ -211,6 +215,7 @@ impl MatcherSpec {
             boundary: cfg.boundary,
             ban_nul: cfg.binary != BinaryMode::AsText,
             patterns: cfg.patterns.clone(),
+            multiline: cfg.input.multiline.then_some(cfg.input.multiline_dotall),
         }
     }
 
@@ -234,12 +239,38 @@ impl MatcherSpec {
             }
             Boundary::None => {}
         }
-        b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
+        match self.multiline {
+            Some(dotall) => b.dot_matches_new_line(dotall),
+            None => b.line_terminator(Some(b'\n')).dot_matches_new_line(false),
+        };
         if self.ban_nul {
             b.ban_byte(Some(b'\x00'));
         }
         b.build_many(&self.patterns)
-            .map_err(|e| anyhow::anyhow!("{e}"))
+            .map_err(|e| anyhow::anyhow!("{}", suggest_text(suggest_multiline(e.to_string()))))
+    }
+}
+
+/// ripgrep's hint when a pattern holds a line terminator that only
+/// multiline mode allows.
+fn suggest_multiline(msg: String) -> String {
+    if msg.contains("the literal") && msg.contains("not allowed") {
+        format!(
+            "{msg}\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched."
+        )
+    } else {
+        msg
+    }
+}
+
+/// ripgrep's hint when a pattern holds a NUL that binary detection bans.
+fn suggest_text(msg: String) -> String {
+    if msg.contains("pattern contains \"\\0\"") {
+        format!(
+            "{msg}\n\nConsider enabling text mode with the --text flag (or -a for short). Otherwise,\nbinary detection is enabled and matching a NUL byte is impossible."
+        )
+    } else {
+        msg
     }
 }
 

@@ -7,6 +7,7 @@
 use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
 
 use crate::cli::config::{BinaryMode, Config};
+use crate::cli::input::EncodingMode;
 
 /// Builds the line searcher as ripgrep does.
 pub fn searcher(cfg: &Config) -> Searcher {
@@ -15,12 +16,21 @@ pub fn searcher(cfg: &Config) -> Searcher {
         .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
         .invert_match(cfg.invert)
         .line_number(cfg.line_number)
-        .multi_line(false)
+        .multi_line(cfg.input.multiline)
         // grep-searcher never maps files itself: `search_haystack` maps
         // them under the SIGBUS guard and searches the slice.
         .memory_map(MmapChoice::never())
         .before_context(cfg.before)
         .after_context(cfg.after);
+    match &cfg.input.encoding {
+        EncodingMode::Auto => {}
+        EncodingMode::Some(enc) => {
+            b.encoding(Some(enc.clone()));
+        }
+        EncodingMode::Disabled => {
+            b.bom_sniffing(false);
+        }
+    }
     b.build()
 }
 

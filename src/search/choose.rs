@@ -28,6 +28,11 @@ pub fn auto_min_bytes() -> u64 {
 /// The device engine to use for the plan's literal set, or `None` for the
 /// CPU engine.
 pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Option<OpenClEngine>> {
+    // Decoded, decompressed, preprocessed or multiline input is read by
+    // the searcher's own readers, which only the CPU engine uses.
+    if cfg.input.needs_searcher() {
+        return Ok(None);
+    }
     let Some(set) = literals else {
         // No literal for a kernel to look for: the CPU engine runs the
         // regex whatever engine was asked for (`--stats` says so).

@@ -171,7 +171,9 @@ fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
             "{split_files} big file(s) split at line boundaries across {cores} threads"
         ));
     }
-    if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {
+    if cfg.engine == crate::cli::EngineArg::Opencl && cfg.input.needs_searcher() {
+        v.push("-U, -E, -z or --pre: the CPU engine read and searched the input".into());
+    } else if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {
         v.push("no literal for a device kernel: the CPU engine ran the regex".into());
     }
     v

@@ -18,6 +18,9 @@ pub fn run(cfg: &Config) -> anyhow::Result<u8> {
     if cfg.paths.len() != 1 || cfg.paths[0].as_os_str() == "-" || cfg.implicit_path {
         bail!("--sorted needs exactly one FILE (a bytewise-sorted file, not standard input)");
     }
+    if cfg.input.needs_searcher() {
+        bail!("--sorted searches its FILE's raw bytes: -U, -E, -z and --pre do not apply to it");
+    }
     let path = &cfg.paths[0];
     let keys = &cfg.patterns;
     let opts = SortedOptions {

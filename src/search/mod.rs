@@ -5,6 +5,7 @@
 
 pub mod bigfile;
 pub mod choose;
+pub mod converted;
 pub mod cpu;
 pub mod device;
 pub mod haystack;

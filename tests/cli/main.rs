@@ -15,6 +15,7 @@ mod context;
 mod exit;
 mod generate;
 mod input;
+mod input_flags;
 mod json;
 mod misc;
 mod output;
