@@ -4,5 +4,10 @@
 mod args;
 pub mod config;
 pub mod generate;
+mod names;
+pub mod order;
+pub mod parse;
+mod rcfile;
+pub mod walkcfg;
 
 pub use args::*;
