@@ -29,15 +29,23 @@ pub fn from_env() -> anyhow::Result<Parsed> {
     let Parsed::Run(cli) = &first else {
         return Ok(first);
     };
+    // The command line's --debug/--trace show the config file's reading.
+    crate::sys::logger::set_level(cli.debug, cli.trace);
     if cli.no_config {
+        log::debug!("not reading config files because --no-config is present");
         return Ok(first);
     }
     let mut args = crate::cli::rcfile::args();
     if args.is_empty() {
+        log::debug!("no extra arguments found from configuration file");
         return Ok(first);
     }
     args.extend(given);
-    parse(&args)
+    let last = parse(&args)?;
+    if let Parsed::Run(cli) = &last {
+        crate::sys::logger::set_level(cli.debug, cli.trace);
+    }
+    Ok(last)
 }
 
 /// Parses `args` (without the program name).

@@ -17,10 +17,20 @@ pub const CONFIG_ENV: &str = "GSEARCH_CONFIG_PATH";
 /// The arguments of the configuration file, if one is named.
 pub fn args() -> Vec<OsString> {
     let Some(path) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) else {
+        log::debug!(
+            "{CONFIG_ENV} environment variable is not set, therefore not reading any config file"
+        );
         return Vec::new();
     };
     match read(Path::new(&path)) {
-        Ok(bytes) => parse(&bytes),
+        Ok(bytes) => {
+            let args = parse(&bytes);
+            log::debug!(
+                "{}: arguments loaded from config file: {args:?}",
+                Path::new(&path).display()
+            );
+            args
+        }
         Err(msg) => {
             crate::ignore_message!("failed to read the file specified in {CONFIG_ENV}: {msg}");
             Vec::new()
