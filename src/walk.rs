@@ -193,6 +193,10 @@ fn print_paths(cfg: &Config, paths: impl IntoIterator<Item = PathBuf>) -> std::i
     let mut any = false;
     for path in paths {
         any = true;
+        if cfg.quit_after_match {
+            // `-q`: the first path settles the exit status; none is printed.
+            break;
+        }
         match printer.write(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
             r => r?,

@@ -51,7 +51,7 @@ pub fn from_env() -> anyhow::Result<Parsed> {
 /// Parses `args` (without the program name).
 pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
     let argv = std::iter::once(OsString::from("gsearch")).chain(args.iter().cloned());
-    let matches = match Cli::command().try_get_matches_from(argv) {
+    let matches = match command().try_get_matches_from(argv) {
         Ok(m) => m,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             let _ = e.print();
@@ -66,6 +66,20 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
     }
     cli.walk_order = WalkOrder::from_matches(&matches);
     Ok(Parsed::Run(Box::new(cli)))
+}
+
+/// The clap command, with every flag that takes a value taking the next
+/// argument whatever it looks like (`-A -1` is a bad number, not an
+/// unknown flag `-1`), as ripgrep's parser does.
+fn command() -> clap::Command {
+    Cli::command().mut_args(|a| {
+        let takes_value = a.get_action().takes_values() && !a.is_positional();
+        if takes_value {
+            a.allow_hyphen_values(true)
+        } else {
+            a
+        }
+    })
 }
 
 /// ripgrep's message for a clap error.

@@ -521,3 +521,16 @@ gstest!(no_include_zero, |dir: Dir, cmd: TestCommand| {
     cmd.args(["-c", "--include-zero", "--no-include-zero", "foo"]);
     eqnice!("a.txt:1\n", cmd.stdout());
 });
+
+// `--files -q` prints nothing; a file found is exit status 0.
+gstest!(files_quiet, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", "fox\n");
+    cmd.args(["--files", "-q"]);
+    cmd.expect(0, "");
+});
+
+gstest!(files_quiet_none, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", "fox\n");
+    cmd.args(["--files", "-q", "-g", "*.rs"]);
+    cmd.expect(1, "");
+});
