@@ -90,27 +90,16 @@ fn message(err: &clap::Error, args: &[OsString]) -> String {
     };
     let arg = context(ContextKind::InvalidArg);
     match err.kind() {
+        ErrorKind::UnknownArgument if arg.starts_with("-=") => switch_with_value(args),
         ErrorKind::UnknownArgument => unrecognized(arg.split('=').next().unwrap_or(&arg)),
-        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
-            let (long, short) = flag_names(&arg);
-            let flag = typed_flag(args, long.as_deref(), short);
-            let value = context(ContextKind::InvalidValue);
-            if err.kind() == ErrorKind::ValueValidation {
-                let why = std::error::Error::source(err).map(|e| e.to_string());
-                format!(
-                    "error parsing flag {flag}: value is not a valid number: {}",
-                    why.unwrap_or_default()
-                )
-            } else if value.is_empty() && ends_with_flag(args, &flag) {
-                format!("missing value for flag {flag}: missing argument for option '{flag}'")
-            } else {
-                format!("error parsing flag {flag}: choice '{value}' is unrecognized")
-            }
-        }
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => value_message(
+            err,
+            &typed(args, &arg),
+            &context(ContextKind::InvalidValue),
+            args,
+        ),
         ErrorKind::TooManyValues => {
-            let (long, short) = flag_names(&arg);
-            let flag = typed_flag(args, long.as_deref(), short);
-            let value = context(ContextKind::InvalidValue);
+            let (flag, value) = (typed(args, &arg), context(ContextKind::InvalidValue));
             format!("invalid CLI arguments: unexpected argument for option '{flag}': {value:?}")
         }
         _ => {
@@ -121,6 +110,42 @@ fn message(err: &clap::Error, args: &[OsString]) -> String {
                 line.trim_start_matches("error: ")
             )
         }
+    }
+}
+
+/// ripgrep's message for a bad or missing value of `flag`.
+fn value_message(err: &clap::Error, flag: &str, value: &str, args: &[OsString]) -> String {
+    if err.kind() == ErrorKind::ValueValidation {
+        let why = std::error::Error::source(err).map(|e| e.to_string());
+        let why = why.unwrap_or_default();
+        format!("error parsing flag {flag}: value is not a valid number: {why}")
+    } else if value.is_empty() && ends_with_flag(args, flag) {
+        format!("missing value for flag {flag}: missing argument for option '{flag}'")
+    } else if flag == "--engine" {
+        format!("error parsing flag --engine: unrecognized regex engine '{value}'")
+    } else {
+        format!("error parsing flag {flag}: choice '{value}' is unrecognized")
+    }
+}
+
+/// The flag clap names as `arg`, as the user spelled it.
+fn typed(args: &[OsString], arg: &str) -> String {
+    let (long, short) = flag_names(arg);
+    typed_flag(args, long.as_deref(), short)
+}
+
+/// `-n=3`: a value given to a short switch.
+fn switch_with_value(args: &[OsString]) -> String {
+    let given = args.iter().map(|a| a.to_string_lossy()).find_map(|a| {
+        let cluster = a.strip_prefix('-').filter(|c| !c.starts_with('-'))?;
+        let (flags, value) = cluster.split_once('=')?;
+        Some((flags.chars().last()?, value.to_string()))
+    });
+    match given {
+        Some((c, value)) => {
+            format!("invalid CLI arguments: unexpected argument for option '-{c}': {value:?}")
+        }
+        None => unrecognized("-="),
     }
 }
 

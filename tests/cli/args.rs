@@ -234,3 +234,29 @@ gstest!(trace_keeps_stdout, |dir: Dir, cmd: TestCommand| {
     cmd.args(["--trace", "-c", "fox", "a.txt"]);
     cmd.expect(0, "1\n");
 });
+
+gstest!(short_switch_with_value, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["-in=3", "fox"]);
+    expect_error(
+        &mut cmd,
+        "gsearch: invalid CLI arguments: unexpected argument for option '-n': \"3\"\n",
+    );
+});
+
+gstest!(bad_engine, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["--engine=x", "fox"]);
+    expect_error(
+        &mut cmd,
+        "gsearch: error parsing flag --engine: unrecognized regex engine 'x'\n",
+    );
+});
+
+// A flag that takes a value takes the next argument, even one starting
+// with '-'.
+gstest!(value_starting_with_dash, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["fox", "-A", "-1"]);
+    expect_error(
+        &mut cmd,
+        "gsearch: error parsing flag -A: value is not a valid number: invalid digit found in string\n",
+    );
+});
