@@ -129,8 +129,9 @@ fn types_builder(changes: &[TypeChange]) -> anyhow::Result<TypesBuilder> {
 /// Prints `--type-list`: every type with its globs, after any
 /// `--type-add` and `--type-clear`.
 pub fn type_list(changes: &[TypeChange], out: &mut dyn std::io::Write) -> anyhow::Result<()> {
-    let b = types_builder(changes)?;
-    for def in b.definitions() {
+    // Built, so that a bad -t/-T is reported as ripgrep reports it.
+    let types = types_builder(changes)?.build()?;
+    for def in types.definitions() {
         writeln!(out, "{}: {}", def.name(), def.globs().join(", "))?;
     }
     Ok(())

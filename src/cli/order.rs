@@ -25,7 +25,23 @@ pub struct WalkOrder {
     /// The index of the last occurrence of each flag that `-u` interacts
     /// with (ids as in [`ORDERED`]).
     last: Vec<(&'static str, usize)>,
+    /// The last flag given that picks what the run does (ids as in
+    /// [`MODES`]): in ripgrep the last one wins, so `--files -c` counts.
+    pub last_mode: Option<&'static str>,
 }
+
+/// Flags that set ripgrep's mode: listing files, listing types,
+/// generating, or one of the search modes.
+const MODES: [&str; 8] = [
+    "files",
+    "type_list",
+    "generate",
+    "count",
+    "count_matches",
+    "files_with_matches",
+    "files_without_match",
+    "json",
+];
 
 /// Flags whose last position is kept.
 const ORDERED: [&str; 9] = [
@@ -59,12 +75,27 @@ impl WalkOrder {
         changes.sort_by_key(|(i, _)| *i);
         let last = ORDERED
             .iter()
-            .filter(|id| m.value_source(id) == Some(ValueSource::CommandLine))
-            .filter_map(|id| Some((*id, m.indices_of(id)?.max()?)))
+            .filter_map(|id| Some((*id, last_index(m, id)?)))
             .collect();
         WalkOrder {
             type_changes: changes.into_iter().map(|(_, c)| c).collect(),
             last,
+            last_mode: last_given(m, &MODES),
+        }
+    }
+
+    /// Settles the mode flags as ripgrep does: the last given wins, so the
+    /// other modes' flags are cleared.
+    pub fn settle_mode(&self, cli: &mut crate::cli::Cli) {
+        let Some(mode) = self.last_mode else { return };
+        if mode != "files" {
+            cli.files = false;
+        }
+        if mode != "type_list" {
+            cli.type_list = false;
+        }
+        if mode != "generate" {
+            cli.generate = None;
         }
     }
 
@@ -78,4 +109,20 @@ impl WalkOrder {
             _ => false,
         }
     }
+}
+
+/// Where flag `id` was last given on the command line.
+fn last_index(m: &ArgMatches, id: &str) -> Option<usize> {
+    if m.value_source(id) != Some(ValueSource::CommandLine) {
+        return None;
+    }
+    m.indices_of(id)?.max()
+}
+
+/// Which of `ids` was given last.
+fn last_given(m: &ArgMatches, ids: &[&'static str]) -> Option<&'static str> {
+    ids.iter()
+        .filter_map(|id| Some((*id, last_index(m, id)?)))
+        .max_by_key(|(_, i)| *i)
+        .map(|(id, _)| id)
 }

@@ -64,7 +64,9 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
         let flag = typed_flag(args, Some("unrestricted"), Some('u'));
         bail!("error parsing flag {flag}: flag can only be repeated up to 3 times");
     }
-    cli.walk_order = WalkOrder::from_matches(&matches);
+    let order = WalkOrder::from_matches(&matches);
+    order.settle_mode(&mut cli);
+    cli.walk_order = order;
     Ok(Parsed::Run(Box::new(cli)))
 }
 

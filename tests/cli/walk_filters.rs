@@ -534,3 +534,44 @@ gstest!(files_quiet_none, |dir: Dir, cmd: TestCommand| {
     cmd.args(["--files", "-q", "-g", "*.rs"]);
     cmd.expect(1, "");
 });
+
+// The last of the mode flags wins: -l after --files searches.
+gstest!(files_then_list_matches, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", "fox\n");
+    dir.create("b.txt", "dog\n");
+    cmd.args(["--files", "-l", "fox"]);
+    eqnice!("a.txt\n", cmd.stdout());
+});
+
+gstest!(list_matches_then_files, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", "fox\n");
+    dir.create("b.txt", "dog\n");
+    cmd.args(["-l", "--files", "--sort", "path"]);
+    eqnice!("a.txt\nb.txt\n", cmd.stdout());
+});
+
+gstest!(
+    files_then_count_needs_pattern,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "fox\n");
+        cmd.args(["--files", "-c"]);
+        let out = cmd.expect(2, "");
+        let prog = crate::util::prog();
+        let name = if prog == "rg" { "ripgrep" } else { "gsearch" };
+        let msg = format!("{prog}: {name} requires at least one pattern to execute a search\n");
+        eqnice!(msg, out.stderr);
+    }
+);
+
+gstest!(type_list_then_files, |dir: Dir, cmd: TestCommand| {
+    dir.create("a.txt", "fox\n");
+    cmd.args(["--type-list", "--files"]);
+    eqnice!("a.txt\n", cmd.stdout());
+});
+
+gstest!(type_list_bad_type, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["--type-list", "-tnope"]);
+    let out = cmd.expect(2, "");
+    let msg = format!("{}: unrecognized file type: nope\n", crate::util::prog());
+    eqnice!(msg, out.stderr);
+});
