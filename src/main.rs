@@ -4,9 +4,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
-
-use gsearch::cli::Cli;
 use gsearch::cli::config::Config;
 use gsearch::matcher::plan::Plan;
 use gsearch::search::{choose, cpu};
@@ -38,22 +35,17 @@ fn try_main() -> anyhow::Result<u8> {
     gsearch::sys::trace::start();
     // Memory maps of files that shrink under us are reported, not fatal.
     gsearch::sys::guard::install();
-    let matches = match Cli::command().try_get_matches() {
-        Ok(m) => m,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return Ok(code);
-        }
+    let cli = match gsearch::cli::parse::from_env()? {
+        gsearch::cli::parse::Parsed::Run(cli) => *cli,
+        gsearch::cli::parse::Parsed::Exit(code) => return Ok(code),
     };
-    let cli = Cli::from_arg_matches(&matches)?;
     if let Some(kind) = cli.generate {
         let text = gsearch::cli::generate::generate(kind)?;
         std::io::stdout().write_all(&text)?;
         return Ok(0);
     }
     if cli.type_list {
-        gsearch::walk::type_list(&mut std::io::stdout().lock())?;
+        gsearch::walk::type_list(&cli.walk_order.type_changes, &mut std::io::stdout().lock())?;
         return Ok(0);
     }
     if cli.list_devices {

@@ -8,7 +8,10 @@ use ignore::types::TypesBuilder;
 use ignore::{DirEntry, WalkBuilder};
 
 use crate::cli::config::Config;
+use crate::cli::order::TypeChange;
 use crate::ignore_message;
+
+mod sort;
 
 /// Something to search: a file or standard input.
 #[derive(Clone, Debug)]
@@ -22,25 +25,36 @@ pub struct Haystack {
 
 /// Builds the walker, as ripgrep configures it.
 pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
+    sort::check_supported(cfg)?;
     let mut b = WalkBuilder::new(&cfg.paths[0]);
     for p in &cfg.paths[1..] {
         b.add(p);
     }
-    let on = !cfg.no_ignore;
+    let w = &cfg.walk;
+    if !w.no_ignore_files {
+        for path in &w.ignore_files {
+            if let Some(err) = b.add_ignore(path) {
+                ignore_message!("{err}");
+            }
+        }
+    }
     b.max_depth(cfg.max_depth)
         .follow_links(cfg.follow)
+        .max_filesize(w.max_filesize)
         .threads(cfg.threads)
+        .same_file_system(w.one_file_system)
         .skip_stdout(true)
         .overrides(overrides(cfg)?)
         .types(types(cfg)?)
         .hidden(!cfg.hidden)
-        .parents(on)
-        .ignore(on)
-        .git_global(on)
-        .git_ignore(on)
-        .git_exclude(on)
-        .require_git(!cfg.no_require_git);
-    if on {
+        .parents(!w.no_ignore_parent)
+        .ignore(!w.no_ignore_dot)
+        .git_global(!w.no_ignore_vcs && !w.no_ignore_global)
+        .git_ignore(!w.no_ignore_vcs)
+        .git_exclude(!w.no_ignore_vcs && !w.no_ignore_exclude)
+        .require_git(!cfg.no_require_git)
+        .ignore_case_insensitive(w.ignore_file_case_insensitive);
+    if !w.no_ignore_dot {
         b.add_custom_ignore_filename(".rgignore");
     }
     if cfg.sort_path {
@@ -49,35 +63,75 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     Ok(b)
 }
 
+/// The haystacks of a one-thread walk, in `--sort`/`--sortr` order.
+pub fn sequential(cfg: &Config) -> anyhow::Result<Box<dyn Iterator<Item = Haystack> + '_>> {
+    let haystacks = walk_builder(cfg)?
+        .build()
+        .filter_map(|r| haystack(r, cfg.implicit_path));
+    Ok(sort::sort(cfg, haystacks))
+}
+
+/// For drivers that walk on a thread of their own: the haystacks, already
+/// in order, when `--sort`/`--sortr` must see them all before the first is
+/// searched (`None` otherwise).
+pub fn presorted(cfg: &Config) -> anyhow::Result<Option<Vec<Haystack>>> {
+    if cfg.walk.sort.is_none() || cfg.sort_path {
+        return Ok(None);
+    }
+    Ok(Some(sequential(cfg)?.collect()))
+}
+
+/// `-g` globs (case-insensitive with `--glob-case-insensitive`), then
+/// `--iglob` globs, always case-insensitive.
 fn overrides(cfg: &Config) -> anyhow::Result<ignore::overrides::Override> {
-    if cfg.globs.is_empty() {
+    let w = &cfg.walk;
+    if cfg.globs.is_empty() && w.iglobs.is_empty() {
         return Ok(ignore::overrides::Override::empty());
     }
     let mut b = OverrideBuilder::new(std::env::current_dir()?);
+    b.case_insensitive(w.glob_case_insensitive)?;
     for g in &cfg.globs {
+        b.add(g)?;
+    }
+    b.case_insensitive(true)?;
+    for g in &w.iglobs {
         b.add(g)?;
     }
     Ok(b.build()?)
 }
 
-/// The file type matcher: ripgrep's default types plus `-t`/`-T`.
+/// The file type matcher: ripgrep's default types, then `-t`, `-T`,
+/// `--type-add` and `--type-clear` in the order given.
 pub fn types(cfg: &Config) -> anyhow::Result<ignore::types::Types> {
-    let mut b = TypesBuilder::new();
-    b.add_defaults();
-    for t in &cfg.types {
-        b.select(t);
-    }
-    for t in &cfg.types_not {
-        b.negate(t);
-    }
-    Ok(b.build()?)
+    Ok(types_builder(&cfg.walk.type_changes)?.build()?)
 }
 
-/// Prints `--type-list`: every type with its globs.
-pub fn type_list(out: &mut dyn std::io::Write) -> std::io::Result<()> {
+fn types_builder(changes: &[TypeChange]) -> anyhow::Result<TypesBuilder> {
     let mut b = TypesBuilder::new();
     b.add_defaults();
-    for def in b.definitions() {
+    for change in changes {
+        match change {
+            TypeChange::Select(t) => {
+                b.select(t);
+            }
+            TypeChange::Negate(t) => {
+                b.negate(t);
+            }
+            TypeChange::Clear(t) => {
+                b.clear(t);
+            }
+            TypeChange::Add(def) => b.add_def(def)?,
+        }
+    }
+    Ok(b)
+}
+
+/// Prints `--type-list`: every type with its globs, after any
+/// `--type-add` and `--type-clear`.
+pub fn type_list(changes: &[TypeChange], out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    // Built, so that a bad -t/-T is reported as ripgrep reports it.
+    let types = types_builder(changes)?.build()?;
+    for def in types.definitions() {
         writeln!(out, "{}: {}", def.name(), def.globs().join(", "))?;
     }
     Ok(())
@@ -124,22 +178,26 @@ pub fn list_files(cfg: &Config) -> anyhow::Result<bool> {
     if cfg.threads > 1 {
         return list_files_parallel(cfg);
     }
-    let paths = walk_builder(cfg)?
-        .build()
-        .filter_map(|r| haystack(r, cfg.implicit_path))
-        .map(|hay| hay.path);
+    let paths = sequential(cfg)?.map(|hay| hay.path);
     Ok(print_paths(cfg, paths)?)
 }
 
 /// Prints `paths` as `--files` does; a closed pipe ends it without error.
 /// Returns whether any path came.
 fn print_paths(cfg: &Config, paths: impl IntoIterator<Item = PathBuf>) -> std::io::Result<bool> {
+    // ripgrep's default colours: the paths in magenta.
+    let colors = grep_printer::ColorSpecs::new(&grep_printer::default_color_specs());
     let mut printer = grep_printer::PathPrinterBuilder::new()
+        .color_specs(colors)
         .terminator(if cfg.null { b'\x00' } else { b'\n' })
         .build(crate::output::writer::stdout(cfg));
     let mut any = false;
     for path in paths {
         any = true;
+        if cfg.quit_after_match {
+            // `-q`: the first path settles the exit status; none is printed.
+            break;
+        }
         match printer.write(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
             r => r?,

@@ -35,6 +35,12 @@ pub enum ColorArg {
 pub enum SortArg {
     /// Sort by file path (searches with one thread).
     Path,
+    /// Sort by the time each file was last modified.
+    Modified,
+    /// Sort by the time each file was last accessed.
+    Accessed,
+    /// Sort by the time each file was created.
+    Created,
     /// No sorting (the default; searches in parallel).
     None,
 }
@@ -254,7 +260,12 @@ pub struct Cli {
 
     // ---- input / walking ----
     /// Search hidden files and directories.
-    #[arg(long, overrides_with = "no_hidden", help_heading = "Filter")]
+    #[arg(
+        short = '.',
+        long,
+        overrides_with = "no_hidden",
+        help_heading = "Filter"
+    )]
     pub hidden: bool,
     #[arg(long, overrides_with = "hidden", hide = true)]
     pub no_hidden: bool,
@@ -387,4 +398,114 @@ pub struct Cli {
     /// Only files matching GLOB go through --pre (may be given many times).
     #[arg(long, value_name = "GLOB", action = ArgAction::Append, allow_hyphen_values = true, help_heading = "Search")]
     pub pre_glob: Vec<String>,
+    // ---- flags-walk: the config file, ripgrep's negations, walking and
+    // filtering, logging ----
+    /// Never read the configuration file named by GSEARCH_CONFIG_PATH.
+    #[arg(long, help_heading = "Other behaviors")]
+    pub no_config: bool,
+    /// Print debug messages (why files are skipped...) on stderr.
+    #[arg(long, overrides_with = "trace", help_heading = "Logging")]
+    pub debug: bool,
+    /// Print even more debug messages than --debug on stderr.
+    #[arg(long, overrides_with = "debug", help_heading = "Logging")]
+    pub trace: bool,
+    /// Sort results in descending order (path, modified, accessed, created
+    /// or none).
+    #[arg(long, value_name = "SORTBY", value_enum, overrides_with_all = ["sort", "sort_files", "no_sort_files"], help_heading = "Output")]
+    pub sortr: Option<SortArg>,
+    /// Sort by path (deprecated: use --sort path).
+    #[arg(long, hide = true, overrides_with_all = ["sort", "sortr", "no_sort_files"])]
+    pub sort_files: bool,
+    #[arg(long, hide = true, overrides_with_all = ["sort", "sortr", "sort_files"])]
+    pub no_sort_files: bool,
+    /// Add a file type definition, as NAME:GLOB or NAME:include:OTHER,...
+    #[arg(long, value_name = "TYPESPEC", action = ArgAction::Append, help_heading = "Filter")]
+    pub type_add: Vec<String>,
+    /// Clear the globs of file type TYPE (before adding any).
+    #[arg(long, value_name = "TYPE", action = ArgAction::Append, help_heading = "Filter")]
+    pub type_clear: Vec<String>,
+    /// Like -g, but the glob matches case-insensitively.
+    #[arg(long, value_name = "GLOB", action = ArgAction::Append, allow_hyphen_values = true, help_heading = "Filter")]
+    pub iglob: Vec<String>,
+    /// Match every -g glob case-insensitively.
+    #[arg(
+        long,
+        overrides_with = "no_glob_case_insensitive",
+        help_heading = "Filter"
+    )]
+    pub glob_case_insensitive: bool,
+    #[arg(long, overrides_with = "glob_case_insensitive", hide = true)]
+    pub no_glob_case_insensitive: bool,
+    /// Skip files larger than NUM bytes (suffixes K, M and G allowed).
+    #[arg(long, value_name = "NUM+SUFFIX?", help_heading = "Filter")]
+    pub max_filesize: Option<String>,
+    /// Do not cross file system boundaries from each path given.
+    #[arg(long, overrides_with = "no_one_file_system", help_heading = "Filter")]
+    pub one_file_system: bool,
+    #[arg(long, overrides_with = "one_file_system", hide = true)]
+    pub no_one_file_system: bool,
+    /// Read ignore rules (gitignore syntax) from PATH too; may be repeated.
+    #[arg(long, value_name = "PATH", action = ArgAction::Append, help_heading = "Filter")]
+    pub ignore_file: Vec<PathBuf>,
+    /// Match the rules of ignore files case-insensitively.
+    #[arg(
+        long,
+        overrides_with = "no_ignore_file_case_insensitive",
+        help_heading = "Filter"
+    )]
+    pub ignore_file_case_insensitive: bool,
+    #[arg(long, overrides_with = "ignore_file_case_insensitive", hide = true)]
+    pub no_ignore_file_case_insensitive: bool,
+    /// Do not respect .ignore and .rgignore files.
+    #[arg(long, overrides_with = "ignore_dot", help_heading = "Filter")]
+    pub no_ignore_dot: bool,
+    #[arg(long, overrides_with = "no_ignore_dot", hide = true)]
+    pub ignore_dot: bool,
+    /// Do not respect .git/info/exclude.
+    #[arg(long, overrides_with = "ignore_exclude", help_heading = "Filter")]
+    pub no_ignore_exclude: bool,
+    #[arg(long, overrides_with = "no_ignore_exclude", hide = true)]
+    pub ignore_exclude: bool,
+    /// Ignore every --ignore-file (even after --no-ignore).
+    #[arg(long, overrides_with = "ignore_files", help_heading = "Filter")]
+    pub no_ignore_files: bool,
+    #[arg(long, overrides_with = "no_ignore_files", hide = true)]
+    pub ignore_files: bool,
+    /// Do not respect git's global ignore file (core.excludesFile).
+    #[arg(long, overrides_with = "ignore_global", help_heading = "Filter")]
+    pub no_ignore_global: bool,
+    #[arg(long, overrides_with = "no_ignore_global", hide = true)]
+    pub ignore_global: bool,
+    /// Do not respect ignore files in the parent directories.
+    #[arg(long, overrides_with = "ignore_parent", help_heading = "Filter")]
+    pub no_ignore_parent: bool,
+    #[arg(long, overrides_with = "no_ignore_parent", hide = true)]
+    pub ignore_parent: bool,
+    /// Do not respect git's ignore files (.gitignore, exclude, global).
+    #[arg(long, overrides_with = "ignore_vcs", help_heading = "Filter")]
+    pub no_ignore_vcs: bool,
+    #[arg(long, overrides_with = "no_ignore_vcs", hide = true)]
+    pub ignore_vcs: bool,
+    #[arg(long = "ignore", overrides_with = "no_ignore", hide = true)]
+    pub ignore_on: bool,
+    #[arg(long, overrides_with = "no_require_git", hide = true)]
+    pub require_git: bool,
+    #[arg(long, overrides_with_all = ["binary", "text", "no_text"], hide = true)]
+    pub no_binary: bool,
+    #[arg(long, overrides_with_all = ["binary", "text", "no_binary"], hide = true)]
+    pub no_text: bool,
+    #[arg(long, overrides_with = "byte_offset", hide = true)]
+    pub no_byte_offset: bool,
+    #[arg(long, overrides_with = "include_zero", hide = true)]
+    pub no_include_zero: bool,
+    #[arg(long, overrides_with = "invert_match", hide = true)]
+    pub no_invert_match: bool,
+    #[arg(long, overrides_with = "json", hide = true)]
+    pub no_json: bool,
+    #[arg(long, overrides_with = "stats", hide = true)]
+    pub no_stats: bool,
+    /// The order-sensitive flags, in command-line order (filled from the
+    /// matches by `cli::parse`).
+    #[arg(skip)]
+    pub walk_order: crate::cli::order::WalkOrder,
 }

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use crate::cli::input::InputOptions;
-use crate::cli::{Cli, ColorArg, EngineArg, SortArg};
+use crate::cli::walkcfg::WalkConfig;
+use crate::cli::{Cli, ColorArg, EngineArg};
 
 /// What the search prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +106,9 @@ pub struct Config {
 
     // ---- input: multiline, encodings, compressed files, preprocessors ----
     pub input: InputOptions,
+    // ---- flags-walk ----
+    /// Sorting, type changes, more globs and ignore-file settings.
+    pub walk: WalkConfig,
 }
 
 impl Config {
@@ -116,6 +120,7 @@ impl Config {
         let is_terminal_stdout = std::io::stdout().is_terminal();
         let mode = final_mode(&cli);
         let (no_ignore, hidden, binary) = unrestricted(&cli);
+        let walk = WalkConfig::from_cli(&mut cli, no_ignore)?;
         let heading = if cli.heading {
             !cli.vimgrep
         } else {
@@ -137,9 +142,10 @@ impl Config {
             cli.no_filename,
             cli.vimgrep || !is_one_file,
         );
-        let sort_path = cli.sort == Some(SortArg::Path);
-        let threads_default = !(sort_path || is_one_file) && cli.threads.is_none_or(|n| n == 0);
-        let threads = threads(&cli, sort_path || is_one_file);
+        let sort_path = walk.sort_path();
+        let one_thread = walk.sort.is_some() || is_one_file;
+        let threads_default = !one_thread && cli.threads.is_none_or(|n| n == 0);
+        let threads = threads(&cli, one_thread);
         let use_mmap =
             !cli.no_mmap && (cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file())));
         let input = InputOptions::from_cli(&cli)?;
@@ -190,6 +196,7 @@ impl Config {
             verify: cli.verify,
             quit_after_match: cli.quiet && !cli.stats && mode != OutputMode::Json,
             input,
+            walk,
         })
     }
 
@@ -295,12 +302,18 @@ fn output_mode(cli: &Cli) -> OutputMode {
 }
 
 /// `-u` adds up: ignore files off, then hidden files on, then binary files.
+/// A flag given after the last `-u` that undoes its level wins, as do
+/// `-a`/`--binary` given after it.
 fn unrestricted(cli: &Cli) -> (bool, bool, BinaryMode) {
-    let no_ignore = cli.no_ignore || cli.unrestricted >= 1;
-    let hidden = (cli.hidden || cli.unrestricted >= 2) && !cli.no_hidden;
-    let binary = if cli.text {
+    let u = cli.unrestricted;
+    let order = &cli.walk_order;
+    let undone = |flag| order.after(flag, "unrestricted");
+    let no_ignore = (cli.no_ignore || u >= 1) && !undone("ignore_on");
+    let hidden = (cli.hidden || u >= 2) && !undone("no_hidden");
+    let u_binary = u >= 3 && !undone("no_binary") && !undone("no_text") && !undone("text");
+    let binary = if cli.text && !(u >= 3 && order.after("unrestricted", "text")) {
         BinaryMode::AsText
-    } else if cli.binary || cli.unrestricted >= 3 {
+    } else if cli.binary || u_binary {
         BinaryMode::SearchAndSuppress
     } else {
         BinaryMode::Auto

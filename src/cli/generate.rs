@@ -56,6 +56,14 @@ use Audience::{Harness, Tests, Tuning, User};
 /// Every environment variable gsearch, its tests and its benchmarks read.
 pub const ENVIRONMENT: &[EnvVar] = &[
     var(
+        "GSEARCH_CONFIG_PATH",
+        User,
+        "A file of arguments, one per line (blank lines and lines starting with # skipped), \
+         put before the command line's; --no-config skips it. A file that cannot be read is \
+         reported and the search goes on.",
+        "no file",
+    ),
+    var(
         "GSEARCH_ENGINE",
         User,
         "The engine when --engine is not given: auto, cpu or opencl (see --engine).",

@@ -5,5 +5,10 @@ mod args;
 pub mod config;
 pub mod generate;
 pub mod input;
+mod names;
+pub mod order;
+pub mod parse;
+mod rcfile;
+pub mod walkcfg;
 
 pub use args::*;

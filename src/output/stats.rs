@@ -68,7 +68,7 @@ pub fn finish<W: io::Write>(
 ) -> io::Result<()> {
     if cfg.implicit_path && !searched {
         err_message!(
-            "No files were searched, which means gsearch probably applied a filter you didn't expect.\nRunning with -uuu searches hidden, ignored and binary files too."
+            "No files were searched, which means gsearch probably applied a filter you didn't expect.\nRunning with --debug will show why files are being skipped."
         );
     }
     if let Some(stats) = stats {

@@ -60,8 +60,7 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
     let mut stats = keeps_stats(cfg).then(Stats::new);
     let (mut matched, mut searched) = (false, false);
     let mut split_files = 0usize;
-    let walker = walk::walk_builder(cfg)?.build();
-    for hay in walker.filter_map(|r| walk::haystack(r, cfg.implicit_path)) {
+    for hay in walk::sequential(cfg)? {
         searched = true;
         let big = crate::search::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
         split_files += usize::from(big.is_some());

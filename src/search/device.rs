@@ -304,6 +304,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
     let started = Instant::now();
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
     let walker = walk::walk_builder(cfg)?;
+    let presorted = walk::presorted(cfg)?;
     let implicit = cfg.implicit_path;
     let threads = cfg.threads;
     let walk_thread = std::thread::spawn(move || {
@@ -311,7 +312,15 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         // one file), so errors and order read the same as ripgrep's.
         let any = std::sync::atomic::AtomicBool::new(false);
         if threads == 1 {
-            for hay in walker.build().filter_map(|r| walk::haystack(r, implicit)) {
+            let hays: Box<dyn Iterator<Item = Haystack> + Send> = match presorted {
+                Some(list) => Box::new(list.into_iter()),
+                None => Box::new(
+                    walker
+                        .build()
+                        .filter_map(move |r| walk::haystack(r, implicit)),
+                ),
+            };
+            for hay in hays {
                 any.store(true, std::sync::atomic::Ordering::Relaxed);
                 if tx.send(hay).is_err() {
                     break;

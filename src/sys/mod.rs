@@ -4,6 +4,7 @@
 
 pub mod fdtable;
 pub mod guard;
+pub mod logger;
 pub mod messages;
 pub mod trace;
 

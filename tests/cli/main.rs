@@ -10,6 +10,7 @@ mod common;
 #[macro_use]
 mod util;
 
+mod args;
 mod binary;
 mod context;
 mod exit;
@@ -22,6 +23,7 @@ mod output;
 mod patterns;
 mod regression;
 mod walk;
+mod walk_filters;
 
 /// A small text most cases search. Line numbers matter: keep it stable.
 pub const POEM: &str = "\

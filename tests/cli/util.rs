@@ -190,6 +190,7 @@ impl Dir {
             .env("GSEARCH_ENGINE", self.engine.as_str())
             .env("XDG_CONFIG_HOME", self._config.path())
             .env_remove("RIPGREP_CONFIG_PATH")
+            .env_remove("GSEARCH_CONFIG_PATH")
             .env_remove("GSEARCH_BATCH_BYTES")
             .env_remove("GSEARCH_REQUIRE_OPENCL")
             .env_remove("NO_COLOR")

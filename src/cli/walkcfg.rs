@@ -1,0 +1,105 @@
+//! The walking and filtering settings of [`Config`](crate::cli::config::Config)
+//! that ripgrep 15 has beyond the basics: sorting, type changes, more
+//! globs, size and file system limits, and each kind of ignore file.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::cli::order::TypeChange;
+use crate::cli::{Cli, SortArg};
+
+/// How the files searched are ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sort {
+    pub key: SortArg,
+    pub reverse: bool,
+}
+
+/// How much `--debug` / `--trace` print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Off,
+    Debug,
+    Trace,
+}
+
+/// Walk settings decided from the flags.
+#[derive(Clone, Debug)]
+pub struct WalkConfig {
+    pub sort: Option<Sort>,
+    pub type_changes: Vec<TypeChange>,
+    pub iglobs: Vec<String>,
+    pub glob_case_insensitive: bool,
+    pub max_filesize: Option<u64>,
+    pub one_file_system: bool,
+    pub ignore_files: Vec<PathBuf>,
+    pub ignore_file_case_insensitive: bool,
+    pub no_ignore_dot: bool,
+    pub no_ignore_exclude: bool,
+    pub no_ignore_files: bool,
+    pub no_ignore_global: bool,
+    pub no_ignore_parent: bool,
+    pub no_ignore_vcs: bool,
+    pub log: LogLevel,
+}
+
+impl WalkConfig {
+    /// Reads the walk flags; `no_ignore` is `--no-ignore` or `-u` as
+    /// already decided.
+    pub fn from_cli(cli: &mut Cli, no_ignore: bool) -> anyhow::Result<WalkConfig> {
+        Ok(WalkConfig {
+            sort: sort(cli),
+            type_changes: std::mem::take(&mut cli.walk_order.type_changes),
+            iglobs: std::mem::take(&mut cli.iglob),
+            glob_case_insensitive: cli.glob_case_insensitive,
+            max_filesize: max_filesize(cli.max_filesize.as_deref())?,
+            one_file_system: cli.one_file_system,
+            ignore_files: std::mem::take(&mut cli.ignore_file),
+            ignore_file_case_insensitive: cli.ignore_file_case_insensitive,
+            no_ignore_dot: cli.no_ignore_dot || no_ignore,
+            no_ignore_exclude: cli.no_ignore_exclude || no_ignore,
+            no_ignore_files: cli.no_ignore_files,
+            no_ignore_global: cli.no_ignore_global || no_ignore,
+            no_ignore_parent: cli.no_ignore_parent || no_ignore,
+            no_ignore_vcs: cli.no_ignore_vcs || no_ignore,
+            log: if cli.trace {
+                LogLevel::Trace
+            } else if cli.debug {
+                LogLevel::Debug
+            } else {
+                LogLevel::Off
+            },
+        })
+    }
+
+    /// Sorting by path, ascending: the walk itself sorts each directory.
+    pub fn sort_path(&self) -> bool {
+        self.sort
+            == Some(Sort {
+                key: SortArg::Path,
+                reverse: false,
+            })
+    }
+}
+
+/// `--sort`, `--sortr` and the deprecated `--sort-files` (the last given
+/// wins, by clap's overrides); `none` means no sorting.
+fn sort(cli: &Cli) -> Option<Sort> {
+    let (key, reverse) = match (cli.sort, cli.sortr) {
+        (Some(key), _) => (key, false),
+        (None, Some(key)) => (key, true),
+        (None, None) if cli.sort_files => (SortArg::Path, false),
+        (None, None) => return None,
+    };
+    (key != SortArg::None).then_some(Sort { key, reverse })
+}
+
+/// `--max-filesize` with ripgrep's K, M and G suffixes.
+fn max_filesize(value: Option<&str>) -> anyhow::Result<Option<u64>> {
+    let Some(value) = value else { return Ok(None) };
+    let size = grep_cli::parse_human_readable_size(value)
+        .context("invalid size")
+        .context("error parsing flag --max-filesize")?;
+    Ok(Some(size))
+}
