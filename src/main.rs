@@ -46,7 +46,8 @@ fn try_main() -> anyhow::Result<u8> {
             return Ok(code);
         }
     };
-    let cli = Cli::from_arg_matches(&matches)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    gsearch::cli::order::apply(&mut cli, &matches);
     if let Some(kind) = cli.generate {
         let text = gsearch::cli::generate::generate(kind)?;
         std::io::stdout().write_all(&text)?;
@@ -62,6 +63,7 @@ fn try_main() -> anyhow::Result<u8> {
     }
     let (sorted, files) = (cli.sorted, cli.files);
     let cfg = Config::from_cli(cli)?;
+    messages::configure(!cfg.no_messages, !cfg.no_ignore_messages);
     if files {
         let any = gsearch::walk::list_files(&cfg)?;
         return Ok(exit_status(any, cfg.quiet));

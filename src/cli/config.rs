@@ -101,11 +101,17 @@ pub struct Config {
     pub opencl_device: Option<String>,
     pub verify: bool,
     pub quit_after_match: bool,
+    // ---- flags-output group: line handling, output and regex options ----
+    pub out: crate::cli::output_opts::OutputOpts,
+    /// `--no-messages`, `--no-ignore-messages`.
+    pub no_messages: bool,
+    pub no_ignore_messages: bool,
 }
 
 impl Config {
     /// Validates the flags and reads pattern files.
     pub fn from_cli(mut cli: Cli) -> anyhow::Result<Config> {
+        let out = crate::cli::output_opts::OutputOpts::from_cli(&cli)?;
         let mut stdin_consumed = false;
         let patterns = take_patterns(&mut cli, &mut stdin_consumed)?;
         let (paths, implicit_path, is_one_file) = take_paths(&mut cli, stdin_consumed)?;
@@ -180,10 +186,16 @@ impl Config {
             types_not: cli.type_not,
             follow: cli.follow,
             max_depth: cli.max_depth,
-            engine: cli.engine.unwrap_or(EngineArg::Auto),
+            engine: match cli.engine {
+                Some(e @ (EngineArg::Cpu | EngineArg::Opencl)) => e,
+                _ => EngineArg::Auto,
+            },
             opencl_device: cli.opencl_device,
             verify: cli.verify,
             quit_after_match: cli.quiet && !cli.stats && mode != OutputMode::Json,
+            out,
+            no_messages: cli.no_messages,
+            no_ignore_messages: cli.no_ignore_messages,
         })
     }
 

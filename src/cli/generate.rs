@@ -354,9 +354,9 @@ fn man(cmd: clap::Command, out: &mut Vec<u8>) -> anyhow::Result<()> {
     let page = String::from_utf8(page)?;
     let extra = extra_sections();
     let at = page.find("\n.SH VERSION\n").map_or(page.len(), |i| i + 1);
-    out.extend_from_slice(page[..at].as_bytes());
+    out.extend_from_slice(&page.as_bytes()[..at]);
     out.extend_from_slice(extra.as_bytes());
-    out.extend_from_slice(page[at..].as_bytes());
+    out.extend_from_slice(&page.as_bytes()[at..]);
     Ok(())
 }
 

@@ -4,5 +4,7 @@
 mod args;
 pub mod config;
 pub mod generate;
+pub mod order;
+pub mod output_opts;
 
 pub use args::*;

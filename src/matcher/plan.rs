@@ -14,11 +14,13 @@ use regex_syntax::hir::Hir;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 use crate::cli::config::{BinaryMode, Boundary, CaseMode, Config};
+use crate::cli::output_opts::LineTerm;
 use crate::engine::LiteralSet;
 use crate::engine::hashed::{HASHED_MIN_PATTERNS, HashedLiterals};
 use crate::matcher::line::LineMatcher;
 use crate::matcher::regex::Background;
 pub use crate::matcher::regex::Regex;
+use crate::matcher::regex_opts::RegexOpts;
 
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
@@ -135,6 +137,9 @@ impl Plan {
         let inline_flags = !cfg.fixed_strings && cfg.patterns.iter().any(|p| p.contains("(?"));
         let exact_lines = shape == Shape::Literals
             && cfg.boundary == Boundary::None
+            // Lines end at `\n` only, and case folds as Unicode says.
+            && cfg.out.line_term == LineTerm::Lf
+            && !cfg.out.no_unicode
             && !inline_flags
             && (!case_insensitive || cfg.patterns.iter().all(|p| p.is_ascii()));
         // Built on its own thread too (sorting and ranking 100,000 words
@@ -201,6 +206,8 @@ struct MatcherSpec {
     boundary: Boundary,
     ban_nul: bool,
     patterns: Vec<String>,
+    /// The flags-output group's regex settings.
+    out: RegexOpts,
 }
 
 impl MatcherSpec {
@@ -209,15 +216,17 @@ impl MatcherSpec {
             fixed_strings: cfg.fixed_strings,
             case: cfg.case,
             boundary: cfg.boundary,
-            ban_nul: cfg.binary != BinaryMode::AsText,
+            ban_nul: cfg.binary != BinaryMode::AsText && cfg.out.line_term != LineTerm::Nul,
             patterns: cfg.patterns.clone(),
+            out: RegexOpts::of(cfg),
         }
     }
 
     fn build(&self) -> anyhow::Result<RegexMatcher> {
+        self.out.engine_available()?;
         let mut b = RegexMatcherBuilder::new();
         b.multi_line(true)
-            .unicode(true)
+            .unicode(!self.out.no_unicode)
             .octal(false)
             .fixed_strings(self.fixed_strings);
         match self.case {
@@ -235,11 +244,12 @@ impl MatcherSpec {
             Boundary::None => {}
         }
         b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
+        self.out.configure(&mut b);
         if self.ban_nul {
             b.ban_byte(Some(b'\x00'));
         }
         b.build_many(&self.patterns)
-            .map_err(|e| anyhow::anyhow!("{e}"))
+            .map_err(|e| self.out.compile_error(e))
     }
 }
 

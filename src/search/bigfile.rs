@@ -36,7 +36,12 @@ pub fn search<W: WriteColor>(
     let first_match_is_enough = cfg.quiet || cfg.max_count.is_some() || cfg.lists_files();
     // The map decides first: a tree is searched without maps, and its
     // files are then spared a `stat` each.
-    if hay.stdin || threads < 2 || first_match_is_enough || !cfg.use_mmap {
+    if hay.stdin
+        || threads < 2
+        || first_match_is_enough
+        || !cfg.use_mmap
+        || cfg.out.needs_cpu_searcher()
+    {
         return None;
     }
     let meta = std::fs::metadata(&hay.path).ok()?;

@@ -28,6 +28,11 @@ pub fn auto_min_bytes() -> u64 {
 /// The device engine to use for the plan's literal set, or `None` for the
 /// CPU engine.
 pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Option<OpenClEngine>> {
+    if cfg.out.needs_cpu_searcher() {
+        // Options only ripgrep's searcher and printers on the CPU honour
+        // (`--crlf`, `--passthru`, `-M`, `--colors`...).
+        return Ok(None);
+    }
     let Some(set) = literals else {
         // No literal for a kernel to look for: the CPU engine runs the
         // regex whatever engine was asked for (`--stats` says so).
@@ -42,7 +47,7 @@ pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Opt
                 Err(e) => bail!("the OpenCL engine is not available: {e}"),
             }
         }
-        EngineArg::Auto => {
+        EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
             let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
             if !big || stops_early(cfg) || cfg.paths.iter().any(|p| p.as_os_str() == "-") {
                 return Ok(None);

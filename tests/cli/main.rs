@@ -13,6 +13,7 @@ mod util;
 mod binary;
 mod context;
 mod exit;
+mod flags_output;
 mod generate;
 mod input;
 mod json;
