@@ -364,7 +364,13 @@ pub struct Cli {
     #[arg(long, overrides_with = "trim", hide = true)]
     pub no_trim: bool,
     /// Omit lines longer than NUM bytes (0: no limit).
-    #[arg(short = 'M', long, value_name = "NUM", help_heading = "Output")]
+    #[arg(
+        short = 'M',
+        long,
+        value_name = "NUM",
+        allow_hyphen_values = true,
+        help_heading = "Output"
+    )]
     pub max_columns: Option<String>,
     /// With -M, print a preview of long lines instead of omitting them.
     #[arg(
@@ -436,10 +442,20 @@ pub struct Cli {
     #[arg(long, overrides_with = "no_ignore_messages", hide = true)]
     pub ignore_messages: bool,
     /// The size limit of a compiled regex (NUM with K, M or G).
-    #[arg(long, value_name = "NUM+SUFFIX?", help_heading = "Search")]
+    #[arg(
+        long,
+        value_name = "NUM+SUFFIX?",
+        allow_hyphen_values = true,
+        help_heading = "Search"
+    )]
     pub regex_size_limit: Option<String>,
     /// The size limit of the regex DFA cache (NUM with K, M or G).
-    #[arg(long, value_name = "NUM+SUFFIX?", help_heading = "Search")]
+    #[arg(
+        long,
+        value_name = "NUM+SUFFIX?",
+        allow_hyphen_values = true,
+        help_heading = "Search"
+    )]
     pub dfa_size_limit: Option<String>,
     /// Disable Unicode mode of every pattern.
     #[arg(long, overrides_with = "unicode", help_heading = "Search")]

@@ -128,9 +128,29 @@ impl OutputOpts {
 fn max_columns(v: Option<&str>) -> anyhow::Result<Option<u64>> {
     let Some(v) = v else { return Ok(None) };
     let n: u64 = v.parse().map_err(|e| {
-        anyhow!("error parsing flag --max-columns: value is not a valid number: {e}")
+        let flag = typed_name("max-columns", 'M');
+        anyhow!("error parsing flag {flag}: value is not a valid number: {e}")
     })?;
     Ok((n > 0).then_some(n))
+}
+
+/// The flag as the user spelled it last (`-M` or `--max-columns`), as
+/// ripgrep names it in messages.
+fn typed_name(long: &str, short: char) -> String {
+    let long_form = format!("--{long}");
+    let mut name = long_form.clone();
+    for arg in std::env::args_os().skip(1) {
+        let arg = arg.to_string_lossy();
+        if arg == "--" {
+            break;
+        }
+        if arg == long_form || arg.starts_with(&format!("{long_form}=")) {
+            name.clone_from(&long_form);
+        } else if !arg.starts_with("--") && arg.starts_with('-') && arg.contains(short) {
+            name = format!("-{short}");
+        }
+    }
+    name
 }
 
 /// ripgrep's default colors, then every `--colors` spec in order.

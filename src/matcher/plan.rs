@@ -175,12 +175,15 @@ impl Plan {
 
     /// A one-line description for `--stats`.
     pub fn describe(&self) -> String {
+        let lengths = |s: &LiteralSet| match (s.min_len(), s.max_len()) {
+            (a, b) if a == b => format!("{} long", crate::sys::count_of(a, "byte")),
+            (a, b) => format!("{a} to {b} bytes long"),
+        };
         match (&self.shape, &self.literals) {
             (Shape::Literals, Some(s)) => format!(
-                "{} literal(s), lengths {}..={}{}",
-                s.patterns.len(),
-                s.min_len(),
-                s.max_len(),
+                "{}, {}{}",
+                crate::sys::count_of(s.patterns.len(), "literal"),
+                lengths(s),
                 if s.fold_ascii {
                     ", ASCII case folded"
                 } else {
@@ -188,10 +191,9 @@ impl Plan {
                 }
             ),
             (Shape::RequiredLiterals, Some(s)) => format!(
-                "regex with {} required literal(s), lengths {}..={}, confirmed on the CPU",
-                s.patterns.len(),
-                s.min_len(),
-                s.max_len()
+                "a regex needing one of {}, {}, confirmed on the CPU",
+                crate::sys::count_of(s.patterns.len(), "literal"),
+                lengths(s)
             ),
             _ => "regex without a usable literal".to_string(),
         }

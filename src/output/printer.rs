@@ -22,6 +22,7 @@ use grep_searcher::{Searcher, Sink};
 use termcolor::{ColorSpec, HyperlinkSpec, WriteColor};
 
 use crate::cli::config::{Config, OutputMode};
+use crate::output::stats::keeps_stats;
 
 /// One of ripgrep's three printers.
 pub enum Printer<W> {
@@ -193,7 +194,8 @@ impl<W: WriteColor> Printer<W> {
                 .exclude_zero(!cfg.include_zero)
                 .kind(pathless)
                 .path(false)
-                .stats(cfg.stats)
+                // `--json -q` prints the summary too, as ripgrep does.
+                .stats(keeps_stats(cfg))
                 .build(wtr),
             kind: summary_kind,
             with_path: cfg.with_filename,
@@ -287,7 +289,7 @@ fn summary_with_paths<W: WriteColor>(cfg: &Config, wtr: W, kind: SummaryKind) ->
         .path_terminator(cfg.null.then_some(b'\x00'))
         .separator_field(b":".to_vec())
         .separator_path(cfg.out.path_separator)
-        .stats(cfg.stats)
+        .stats(keeps_stats(cfg))
         .build(wtr)
 }
 

@@ -342,3 +342,38 @@ gstest!(unicode_after_no_unicode, |dir: Dir, cmd: TestCommand| {
     cmd.args(["--no-unicode", "--unicode", "-o", r"\w+", "u.txt"]);
     eqnice!("caf\u{e9}\nx\n", cmd.stdout());
 });
+
+gstest!(
+    max_columns_short_name_in_error,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "foo\n");
+        cmd.args(["-M", "-1", "foo", "a.txt"]);
+        cmd.assert_error(&[
+            "error parsing flag -M: value is not a valid number: invalid digit found in string",
+        ]);
+    }
+);
+
+// `--json -q` searches everything and prints the summary message.
+gstest!(json_quiet_summary, |dir: Dir, cmd: TestCommand| {
+    dir.create("p.txt", LINES);
+    cmd.args(["--json", "-q", "foo", "p.txt"]);
+    let out = cmd.stdout();
+    assert!(out.starts_with("{\"data\":{\"elapsed_total\":"), "{out}");
+    let stats = "\"stats\":{\"bytes_printed\":0,\"bytes_searched\":48,";
+    assert!(out.contains(stats), "{out}");
+    assert!(out.contains("\"matched_lines\":3,\"matches\":3,\"searches\":1,\"searches_with_match\":1}},\"type\":\"summary\"}\n"), "{out}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+});
+
+// gsearch's own `--stats` lines read as English.
+gstest!(stats_engine_lines, |dir: Dir, cmd: TestCommand| {
+    dir.create("p.txt", LINES);
+    cmd.args(["--stats", "foo", "p.txt"]);
+    let out = cmd.stdout();
+    assert!(
+        out.contains("\npatterns: 1 literal, 3 bytes long\n"),
+        "{out}"
+    );
+    assert!(!out.contains("(s)") && !out.contains("..="), "{out}");
+});
