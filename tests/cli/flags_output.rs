@@ -377,3 +377,35 @@ gstest!(stats_engine_lines, |dir: Dir, cmd: TestCommand| {
     );
     assert!(!out.contains("(s)") && !out.contains("..="), "{out}");
 });
+
+// The host name comes from `--hostname-bin`'s output, trimmed.
+gstest!(hostname_bin, |dir: Dir, cmd: TestCommand| {
+    use std::os::unix::fs::PermissionsExt;
+    dir.create("h.sh", "#!/bin/sh\necho ' myhost '\n");
+    let script = dir.path().join("h.sh");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.create("d/f.txt", "xfoo\n");
+    cmd.args([
+        "--color",
+        "always",
+        "--hyperlink-format",
+        "x://{host}/{path}",
+    ]);
+    cmd.arg("--hostname-bin").arg(&script);
+    cmd.args(["-H", "foo", "d/f.txt"]);
+    let out = cmd.stdout();
+    assert!(out.starts_with("\x1b]8;;x://myhost//"), "{out:?}");
+});
+
+// Options only ripgrep's searcher honours keep the search on the CPU
+// engine whatever engine was asked for.
+gstest!(line_options_run_on_cpu, |dir: Dir, cmd: TestCommand| {
+    dir.create("p.txt", LINES);
+    cmd.args(["--stats", "--trim", "indented", "p.txt"]);
+    let out = cmd.stdout();
+    assert!(out.starts_with("foo indented\n"), "{out}");
+    assert!(
+        out.contains("\nengine: cpu, files searched by 1 thread\n"),
+        "{out}"
+    );
+});
