@@ -48,6 +48,10 @@ fn try_main() -> anyhow::Result<u8> {
     };
     let mut cli = Cli::from_arg_matches(&matches)?;
     gsearch::cli::order::apply(&mut cli, &matches);
+    if cli.pcre2_version {
+        println!("{}.", gsearch::matcher::regex_opts::NO_PCRE2);
+        return Ok(1);
+    }
     if let Some(kind) = cli.generate {
         let text = gsearch::cli::generate::generate(kind)?;
         std::io::stdout().write_all(&text)?;

@@ -472,6 +472,19 @@ pub struct Cli {
     pub pcre2: bool,
     #[arg(long, overrides_with_all = ["pcre2", "auto_hybrid_regex", "no_auto_hybrid_regex"], hide = true)]
     pub no_pcre2: bool,
+    // The negations of output flags (the last one given wins).
+    #[arg(long, overrides_with = "byte_offset", hide = true)]
+    pub no_byte_offset: bool,
+    #[arg(long, overrides_with = "include_zero", hide = true)]
+    pub no_include_zero: bool,
+    #[arg(long, overrides_with = "json", hide = true)]
+    pub no_json: bool,
+    #[arg(long, overrides_with = "stats", hide = true)]
+    pub no_stats: bool,
+    /// Print the PCRE2 version: gsearch has no PCRE2, so this says so
+    /// (exit 1), as a ripgrep built without it does.
+    #[arg(long, help_heading = "Other behaviors")]
+    pub pcre2_version: bool,
     /// Accepted for ripgrep compatibility (PCRE2 only).
     #[arg(long, overrides_with = "pcre2_unicode", hide = true)]
     pub no_pcre2_unicode: bool,

@@ -9,7 +9,7 @@ use grep_regex::RegexMatcherBuilder;
 use crate::cli::config::Config;
 use crate::cli::output_opts::{LineTerm, RegexEngine};
 
-const NO_PCRE2: &str = "PCRE2 is not available in this build of gsearch";
+pub const NO_PCRE2: &str = "PCRE2 is not available in this build of gsearch";
 
 /// What the flags ask of the regex compiler.
 #[derive(Clone, Debug)]

@@ -409,3 +409,25 @@ gstest!(line_options_run_on_cpu, |dir: Dir, cmd: TestCommand| {
         "{out}"
     );
 });
+
+gstest!(pcre2_version, |dir: Dir, cmd: TestCommand| {
+    cmd.args(["--pcre2-version"]);
+    let expected = format!("PCRE2 is not available in this build of {}.\n", prog());
+    cmd.expect(1, expected);
+    let _ = dir;
+});
+
+// The negations of output flags: the last one wins.
+gstest!(output_negations, |dir: Dir, cmd: TestCommand| {
+    dir.create("p.txt", LINES);
+    cmd.args([
+        "--json",
+        "--no-json",
+        "-b",
+        "--no-byte-offset",
+        "--stats",
+        "--no-stats",
+    ]);
+    cmd.args(["-c", "--include-zero", "--no-include-zero", "two", "p.txt"]);
+    eqnice!("1\n", cmd.stdout());
+});
