@@ -23,7 +23,7 @@ _gsearch() {
 
     case "${cmd}" in
         gsearch)
-            opts="-e -f -F -i -S -s -w -x -v -m -a -j -n -N -H -I -b -o -r -A -B -C -0 -c -l -q -g -t -T -L -d -u -h -V --regexp --file --fixed-strings --no-fixed-strings --ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match --max-count --binary --text --mmap --no-mmap --threads --line-number --no-line-number --with-filename --no-filename --heading --no-heading --byte-offset --column --no-column --only-matching --replace --after-context --before-context --context --context-separator --no-context-separator --color --null --vimgrep --json --count --count-matches --include-zero --files-with-matches --files-without-match --quiet --stats --sort --hidden --no-hidden --no-ignore --glob --no-require-git --type --type-not --files --type-list --follow --no-follow --maxdepth --max-depth --unrestricted --engine --opencl-device --list-devices --verify --sorted --generate --help --version"
+            opts="-e -f -F -i -S -s -w -x -v -m -a -j -n -N -H -I -b -o -r -A -B -C -0 -c -l -q -g -t -T -L -d -u -M -p -P -h -V --regexp --file --fixed-strings --no-fixed-strings --ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match --max-count --binary --text --mmap --no-mmap --threads --line-number --no-line-number --with-filename --no-filename --heading --no-heading --byte-offset --column --no-column --only-matching --replace --after-context --before-context --context --context-separator --no-context-separator --color --null --vimgrep --json --count --count-matches --include-zero --files-with-matches --files-without-match --quiet --stats --sort --hidden --no-hidden --no-ignore --glob --no-require-git --type --type-not --files --type-list --follow --no-follow --maxdepth --max-depth --unrestricted --engine --opencl-device --list-devices --verify --sorted --generate --crlf --no-crlf --null-data --passthrough --passthru --trim --no-trim --max-columns --max-columns-preview --no-max-columns-preview --stop-on-nonmatch --colors --field-context-separator --field-match-separator --path-separator --hyperlink-format --hostname-bin --line-buffered --no-line-buffered --block-buffered --no-block-buffered --pretty --no-messages --messages --no-ignore-messages --ignore-messages --regex-size-limit --dfa-size-limit --no-unicode --unicode --auto-hybrid-regex --no-auto-hybrid-regex --pcre2 --no-pcre2 --no-byte-offset --no-include-zero --no-json --no-stats --pcre2-version --no-pcre2-unicode --pcre2-unicode --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -142,7 +142,7 @@ _gsearch() {
                     return 0
                     ;;
                 --engine)
-                    COMPREPLY=($(compgen -W "auto cpu opencl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto cpu opencl default pcre2" -- "${cur}"))
                     return 0
                     ;;
                 --opencl-device)
@@ -151,6 +151,46 @@ _gsearch() {
                     ;;
                 --generate)
                     COMPREPLY=($(compgen -W "man complete-bash complete-zsh complete-fish complete-powershell" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -M)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --colors)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field-context-separator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field-match-separator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path-separator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hyperlink-format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hostname-bin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --regex-size-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dfa-size-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -19,13 +19,24 @@ complete -c gsearch -s T -l type-not -d 'Do not search files of type TYPE' -r
 complete -c gsearch -s d -l max-depth -l maxdepth -d 'Descend at most NUM directories below the paths given' -r
 complete -c gsearch -l engine -d 'Which engine runs the matcher' -r -f -a "auto\t'A GPU or accelerator when the work is big enough, else the CPU'
 cpu\t'Always the CPU engine'
-opencl\t'Always an OpenCL device (a CPU-type device only when no other exists)'"
+opencl\t'Always an OpenCL device (a CPU-type device only when no other exists)'
+default\t'ripgrep\'s name for its default regex engine: gsearch\'s `auto`'
+pcre2\t'ripgrep\'s PCRE2 engine, which gsearch does not have (as `-P`)'"
 complete -c gsearch -l opencl-device -d 'The OpenCL device to use: an index from --list-devices or part of its name' -r
 complete -c gsearch -l generate -d 'Print the man page or a shell completion script, then exit' -r -f -a "man\t''
 complete-bash\t''
 complete-zsh\t''
 complete-fish\t''
 complete-powershell\t''"
+complete -c gsearch -s M -l max-columns -d 'Omit lines longer than NUM bytes (0: no limit)' -r
+complete -c gsearch -l colors -d 'Color settings, `{type}:{attribute}:{value}` (`{type}:none` clears)' -r
+complete -c gsearch -l field-context-separator -d 'The string between the fields of a context line (default \'-\')' -r
+complete -c gsearch -l field-match-separator -d 'The string between the fields of a matching line (default \':\')' -r
+complete -c gsearch -l path-separator -d 'The path separator to print (one byte)' -r
+complete -c gsearch -l hyperlink-format -d 'Print paths as hyperlinks of this format (or an alias: default, file, vscode...)' -r
+complete -c gsearch -l hostname-bin -d 'A program that prints the host name for hyperlinks\' `{host}`' -r -F
+complete -c gsearch -l regex-size-limit -d 'The size limit of a compiled regex (NUM with K, M or G)' -r
+complete -c gsearch -l dfa-size-limit -d 'The size limit of the regex DFA cache (NUM with K, M or G)' -r
 complete -c gsearch -s F -l fixed-strings -d 'Treat every pattern as a literal string, not a regular expression'
 complete -c gsearch -l no-fixed-strings
 complete -c gsearch -s i -l ignore-case -d 'Search case-insensitively (Unicode simple case folding)'
@@ -71,5 +82,36 @@ complete -c gsearch -s u -l unrestricted -d 'Search more: -u ignores ignore file
 complete -c gsearch -l list-devices -d 'List every OpenCL platform and device, marking the one auto would use'
 complete -c gsearch -l verify -d 'Search again with the CPU engine and report any difference (exit 2)'
 complete -c gsearch -l sorted -d 'Look up lines starting with the keys in a bytewise-sorted file (like look(1), many keys at once)'
+complete -c gsearch -l crlf -d 'Treat CRLF as a line terminator (\'$\' matches before \'\\r\\n\')'
+complete -c gsearch -l no-crlf
+complete -c gsearch -l null-data -d 'Use NUL as the line terminator (and search binary data as text)'
+complete -c gsearch -l passthru -l passthrough -d 'Print every line, matching or not (context that never ends)'
+complete -c gsearch -l trim -d 'Trim leading ASCII whitespace from every printed line'
+complete -c gsearch -l no-trim
+complete -c gsearch -l max-columns-preview -d 'With -M, print a preview of long lines instead of omitting them'
+complete -c gsearch -l no-max-columns-preview
+complete -c gsearch -l stop-on-nonmatch -d 'Stop reading a file at the first non-matching line after a match'
+complete -c gsearch -l line-buffered -d 'Flush output after every line'
+complete -c gsearch -l no-line-buffered
+complete -c gsearch -l block-buffered -d 'Flush output only when a buffer fills'
+complete -c gsearch -l no-block-buffered
+complete -c gsearch -s p -l pretty -d 'Alias of --color always --heading --line-number'
+complete -c gsearch -l no-messages -d 'Suppress error messages (the exit status is unchanged)'
+complete -c gsearch -l messages
+complete -c gsearch -l no-ignore-messages -d 'Suppress messages about ignore files that cannot be parsed'
+complete -c gsearch -l ignore-messages
+complete -c gsearch -l no-unicode -d 'Disable Unicode mode of every pattern'
+complete -c gsearch -l unicode
+complete -c gsearch -l auto-hybrid-regex -d 'ripgrep\'s: use PCRE2 when needed (`--engine auto`)'
+complete -c gsearch -l no-auto-hybrid-regex
+complete -c gsearch -s P -l pcre2 -d 'ripgrep\'s PCRE2 engine: not available in gsearch'
+complete -c gsearch -l no-pcre2
+complete -c gsearch -l no-byte-offset
+complete -c gsearch -l no-include-zero
+complete -c gsearch -l no-json
+complete -c gsearch -l no-stats
+complete -c gsearch -l pcre2-version -d 'Print the PCRE2 version: gsearch has no PCRE2, so this says so (exit 1), as a ripgrep built without it does'
+complete -c gsearch -l no-pcre2-unicode -d 'Accepted for ripgrep compatibility (PCRE2 only)'
+complete -c gsearch -l pcre2-unicode
 complete -c gsearch -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gsearch -s V -l version -d 'Print version'

@@ -176,7 +176,9 @@ fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
             crate::search::bigfile::MIN_BYTES >> 20
         ));
     }
-    if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {
+    if cfg.engine == crate::cli::EngineArg::Opencl && cfg.out.needs_cpu_searcher() {
+        v.push("an option given (line endings, --passthru, -M, colors, separators...) is the CPU searcher's: the CPU engine ran".into());
+    } else if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {
         v.push("no literal for a device kernel: the CPU engine ran the regex".into());
     }
     v

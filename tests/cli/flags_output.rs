@@ -431,3 +431,14 @@ gstest!(output_negations, |dir: Dir, cmd: TestCommand| {
     cmd.args(["-c", "--include-zero", "--no-include-zero", "two", "p.txt"]);
     eqnice!("1\n", cmd.stdout());
 });
+
+// `--stats` says why an `--engine opencl` search ran on the CPU.
+gstest!(stats_say_cpu_kept, |dir: Dir, cmd: TestCommand| {
+    dir.create("p.txt", LINES);
+    cmd.args(["--engine", "opencl", "--stats", "--crlf", "two", "p.txt"]);
+    let out = cmd.stdout();
+    assert!(
+        out.contains("is the CPU searcher's: the CPU engine ran\n"),
+        "{out}"
+    );
+});
