@@ -39,6 +39,10 @@ fn try_main() -> anyhow::Result<u8> {
         gsearch::cli::parse::Parsed::Run(cli) => *cli,
         gsearch::cli::parse::Parsed::Exit(code) => return Ok(code),
     };
+    if cli.pcre2_version {
+        println!("{}.", gsearch::matcher::regex_opts::NO_PCRE2);
+        return Ok(1);
+    }
     if let Some(kind) = cli.generate {
         let text = gsearch::cli::generate::generate(kind)?;
         std::io::stdout().write_all(&text)?;
@@ -54,6 +58,7 @@ fn try_main() -> anyhow::Result<u8> {
     }
     let (sorted, files) = (cli.sorted, cli.files);
     let cfg = Config::from_cli(cli)?;
+    messages::configure(!cfg.no_messages, !cfg.no_ignore_messages);
     if files {
         let any = gsearch::walk::list_files(&cfg)?;
         return Ok(exit_status(any, cfg.quiet));

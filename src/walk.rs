@@ -190,6 +190,9 @@ fn print_paths(cfg: &Config, paths: impl IntoIterator<Item = PathBuf>) -> std::i
     let mut printer = grep_printer::PathPrinterBuilder::new()
         .color_specs(colors)
         .terminator(if cfg.null { b'\x00' } else { b'\n' })
+        .color_specs(cfg.out.colors.clone())
+        .hyperlink(cfg.out.hyperlink.clone())
+        .separator(cfg.out.path_separator)
         .build(crate::output::writer::stdout(cfg));
     let mut any = false;
     for path in paths {

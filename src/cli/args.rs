@@ -19,6 +19,10 @@ pub enum EngineArg {
     Cpu,
     /// Always an OpenCL device (a CPU-type device only when no other exists).
     Opencl,
+    /// ripgrep's name for its default regex engine: gsearch's `auto`.
+    Default,
+    /// ripgrep's PCRE2 engine, which gsearch does not have (as `-P`).
+    Pcre2,
 }
 
 /// When to use colors.
@@ -494,6 +498,133 @@ pub struct Cli {
     pub no_binary: bool,
     #[arg(long, overrides_with_all = ["binary", "text", "no_binary"], hide = true)]
     pub no_text: bool,
+    // ---- flags-output group: line handling, output and regex options ----
+    /// Treat CRLF as a line terminator ('$' matches before '\r\n').
+    #[arg(long, overrides_with_all = ["no_crlf", "null_data"], help_heading = "Search")]
+    pub crlf: bool,
+    #[arg(long, overrides_with = "crlf", hide = true)]
+    pub no_crlf: bool,
+    /// Use NUL as the line terminator (and search binary data as text).
+    #[arg(long, overrides_with = "crlf", help_heading = "Search")]
+    pub null_data: bool,
+    /// Print every line, matching or not (context that never ends).
+    #[arg(long, visible_alias = "passthrough", overrides_with_all = ["after_context", "before_context", "context"], help_heading = "Output")]
+    pub passthru: bool,
+    /// Trim leading ASCII whitespace from every printed line.
+    #[arg(long, overrides_with = "no_trim", help_heading = "Output")]
+    pub trim: bool,
+    #[arg(long, overrides_with = "trim", hide = true)]
+    pub no_trim: bool,
+    /// Omit lines longer than NUM bytes (0: no limit).
+    #[arg(
+        short = 'M',
+        long,
+        value_name = "NUM",
+        allow_hyphen_values = true,
+        help_heading = "Output"
+    )]
+    pub max_columns: Option<String>,
+    /// With -M, print a preview of long lines instead of omitting them.
+    #[arg(
+        long,
+        overrides_with = "no_max_columns_preview",
+        help_heading = "Output"
+    )]
+    pub max_columns_preview: bool,
+    #[arg(long, overrides_with = "max_columns_preview", hide = true)]
+    pub no_max_columns_preview: bool,
+    /// Stop reading a file at the first non-matching line after a match.
+    #[arg(long, help_heading = "Search")]
+    pub stop_on_nonmatch: bool,
+    /// Color settings, `{type}:{attribute}:{value}` (`{type}:none` clears).
+    #[arg(long, value_name = "COLOR_SPEC", action = ArgAction::Append, help_heading = "Output")]
+    pub colors: Vec<String>,
+    /// The string between the fields of a context line (default '-').
+    #[arg(
+        long,
+        value_name = "SEPARATOR",
+        allow_hyphen_values = true,
+        help_heading = "Output"
+    )]
+    pub field_context_separator: Option<String>,
+    /// The string between the fields of a matching line (default ':').
+    #[arg(
+        long,
+        value_name = "SEPARATOR",
+        allow_hyphen_values = true,
+        help_heading = "Output"
+    )]
+    pub field_match_separator: Option<String>,
+    /// The path separator to print (one byte).
+    #[arg(
+        long,
+        value_name = "SEPARATOR",
+        allow_hyphen_values = true,
+        help_heading = "Output"
+    )]
+    pub path_separator: Option<String>,
+    /// Print paths as hyperlinks of this format (or an alias: default, file,
+    /// vscode...).
+    #[arg(long, value_name = "FORMAT", help_heading = "Output")]
+    pub hyperlink_format: Option<String>,
+    /// A program that prints the host name for hyperlinks' `{host}`.
+    #[arg(long, value_name = "COMMAND", help_heading = "Output")]
+    pub hostname_bin: Option<PathBuf>,
+    /// Flush output after every line.
+    #[arg(long, overrides_with_all = ["no_line_buffered", "block_buffered"], help_heading = "Output")]
+    pub line_buffered: bool,
+    #[arg(long, overrides_with = "line_buffered", hide = true)]
+    pub no_line_buffered: bool,
+    /// Flush output only when a buffer fills.
+    #[arg(long, overrides_with_all = ["no_block_buffered", "line_buffered"], help_heading = "Output")]
+    pub block_buffered: bool,
+    #[arg(long, overrides_with = "block_buffered", hide = true)]
+    pub no_block_buffered: bool,
+    /// Alias of --color always --heading --line-number.
+    #[arg(short = 'p', long, help_heading = "Output")]
+    pub pretty: bool,
+    /// Suppress error messages (the exit status is unchanged).
+    #[arg(long, overrides_with = "messages", help_heading = "Logging")]
+    pub no_messages: bool,
+    #[arg(long, overrides_with = "no_messages", hide = true)]
+    pub messages: bool,
+    /// Suppress messages about ignore files that cannot be parsed.
+    #[arg(long, overrides_with = "ignore_messages", help_heading = "Logging")]
+    pub no_ignore_messages: bool,
+    #[arg(long, overrides_with = "no_ignore_messages", hide = true)]
+    pub ignore_messages: bool,
+    /// The size limit of a compiled regex (NUM with K, M or G).
+    #[arg(
+        long,
+        value_name = "NUM+SUFFIX?",
+        allow_hyphen_values = true,
+        help_heading = "Search"
+    )]
+    pub regex_size_limit: Option<String>,
+    /// The size limit of the regex DFA cache (NUM with K, M or G).
+    #[arg(
+        long,
+        value_name = "NUM+SUFFIX?",
+        allow_hyphen_values = true,
+        help_heading = "Search"
+    )]
+    pub dfa_size_limit: Option<String>,
+    /// Disable Unicode mode of every pattern.
+    #[arg(long, overrides_with = "unicode", help_heading = "Search")]
+    pub no_unicode: bool,
+    #[arg(long, overrides_with = "no_unicode", hide = true)]
+    pub unicode: bool,
+    /// ripgrep's: use PCRE2 when needed (`--engine auto`).
+    #[arg(long, overrides_with_all = ["no_auto_hybrid_regex", "pcre2", "no_pcre2"], help_heading = "Engine")]
+    pub auto_hybrid_regex: bool,
+    #[arg(long, overrides_with_all = ["auto_hybrid_regex", "pcre2", "no_pcre2"], hide = true)]
+    pub no_auto_hybrid_regex: bool,
+    /// ripgrep's PCRE2 engine: not available in gsearch.
+    #[arg(short = 'P', long, overrides_with_all = ["no_pcre2", "auto_hybrid_regex", "no_auto_hybrid_regex"], help_heading = "Engine")]
+    pub pcre2: bool,
+    #[arg(long, overrides_with_all = ["pcre2", "auto_hybrid_regex", "no_auto_hybrid_regex"], hide = true)]
+    pub no_pcre2: bool,
+    // The negations of output flags (the last one given wins).
     #[arg(long, overrides_with = "byte_offset", hide = true)]
     pub no_byte_offset: bool,
     #[arg(long, overrides_with = "include_zero", hide = true)]
@@ -508,4 +639,13 @@ pub struct Cli {
     /// matches by `cli::parse`).
     #[arg(skip)]
     pub walk_order: crate::cli::order::WalkOrder,
+    /// Print the PCRE2 version: gsearch has no PCRE2, so this says so
+    /// (exit 1), as a ripgrep built without it does.
+    #[arg(long, help_heading = "Other behaviors")]
+    pub pcre2_version: bool,
+    /// Accepted for ripgrep compatibility (PCRE2 only).
+    #[arg(long, overrides_with = "pcre2_unicode", hide = true)]
+    pub no_pcre2_unicode: bool,
+    #[arg(long, overrides_with = "no_pcre2_unicode", hide = true)]
+    pub pcre2_unicode: bool,
 }

@@ -109,11 +109,17 @@ pub struct Config {
     // ---- flags-walk ----
     /// Sorting, type changes, more globs and ignore-file settings.
     pub walk: WalkConfig,
+    // ---- flags-output group: line handling, output and regex options ----
+    pub out: crate::cli::output_opts::OutputOpts,
+    /// `--no-messages`, `--no-ignore-messages`.
+    pub no_messages: bool,
+    pub no_ignore_messages: bool,
 }
 
 impl Config {
     /// Validates the flags and reads pattern files.
     pub fn from_cli(mut cli: Cli) -> anyhow::Result<Config> {
+        let out = crate::cli::output_opts::OutputOpts::from_cli(&cli)?;
         let mut stdin_consumed = false;
         let patterns = take_patterns(&mut cli, &mut stdin_consumed)?;
         let (paths, implicit_path, is_one_file) = take_paths(&mut cli, stdin_consumed)?;
@@ -191,13 +197,27 @@ impl Config {
             types_not: cli.type_not,
             follow: cli.follow,
             max_depth: cli.max_depth,
-            engine: cli.engine.unwrap_or(EngineArg::Auto),
+            engine: match cli.engine {
+                Some(e @ (EngineArg::Cpu | EngineArg::Opencl)) => e,
+                _ => EngineArg::Auto,
+            },
             opencl_device: cli.opencl_device,
             verify: cli.verify,
             quit_after_match: cli.quiet && !cli.stats && mode != OutputMode::Json,
             input,
             walk,
+            out,
+            no_messages: cli.no_messages,
+            no_ignore_messages: cli.no_ignore_messages,
         })
+    }
+
+    /// Whether the search needs ripgrep's searcher and printers on the CPU:
+    /// input decoded, decompressed, preprocessed or multiline (`-U`, `-E`,
+    /// `-z`, `--pre`), or options only they honour (`--crlf`, `--passthru`,
+    /// `-M`, `--colors`...).
+    pub fn needs_cpu_searcher(&self) -> bool {
+        self.input.needs_searcher() || self.out.needs_cpu_searcher()
     }
 
     /// Whether `-i` was given (not smart case): `--sorted` compares keys

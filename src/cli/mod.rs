@@ -7,6 +7,7 @@ pub mod generate;
 pub mod input;
 mod names;
 pub mod order;
+pub mod output_opts;
 pub mod parse;
 mod rcfile;
 pub mod walkcfg;

@@ -60,6 +60,7 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
         Err(e) => bail!("{}", message(&e, args)),
     };
     let mut cli = Cli::from_arg_matches(&matches)?;
+    crate::cli::order::apply(&mut cli, &matches);
     if cli.unrestricted > 3 {
         let flag = typed_flag(args, Some("unrestricted"), Some('u'));
         bail!("error parsing flag {flag}: flag can only be repeated up to 3 times");

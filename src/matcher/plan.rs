@@ -14,11 +14,13 @@ use regex_syntax::hir::Hir;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 use crate::cli::config::{BinaryMode, Boundary, CaseMode, Config};
+use crate::cli::output_opts::LineTerm;
 use crate::engine::LiteralSet;
 use crate::engine::hashed::{HASHED_MIN_PATTERNS, HashedLiterals};
 use crate::matcher::line::LineMatcher;
 use crate::matcher::regex::Background;
 pub use crate::matcher::regex::Regex;
+use crate::matcher::regex_opts::RegexOpts;
 
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
@@ -137,6 +139,9 @@ impl Plan {
         let exact_lines = shape == Shape::Literals
             && !cfg.input.multiline
             && cfg.boundary == Boundary::None
+            // Lines end at `\n` only, and case folds as Unicode says.
+            && cfg.out.line_term == LineTerm::Lf
+            && !cfg.out.no_unicode
             && !inline_flags
             && (!case_insensitive || cfg.patterns.iter().all(|p| p.is_ascii()));
         // Built on its own thread too (sorting and ranking 100,000 words
@@ -172,12 +177,15 @@ impl Plan {
 
     /// A one-line description for `--stats`.
     pub fn describe(&self) -> String {
+        let lengths = |s: &LiteralSet| match (s.min_len(), s.max_len()) {
+            (a, b) if a == b => format!("{} long", crate::sys::count_of(a, "byte")),
+            (a, b) => format!("{a} to {b} bytes long"),
+        };
         match (&self.shape, &self.literals) {
             (Shape::Literals, Some(s)) => format!(
-                "{} literal(s), lengths {}..={}{}",
-                s.patterns.len(),
-                s.min_len(),
-                s.max_len(),
+                "{}, {}{}",
+                crate::sys::count_of(s.patterns.len(), "literal"),
+                lengths(s),
                 if s.fold_ascii {
                     ", ASCII case folded"
                 } else {
@@ -185,10 +193,9 @@ impl Plan {
                 }
             ),
             (Shape::RequiredLiterals, Some(s)) => format!(
-                "regex with {} required literal(s), lengths {}..={}, confirmed on the CPU",
-                s.patterns.len(),
-                s.min_len(),
-                s.max_len()
+                "a regex needing one of {}, {}, confirmed on the CPU",
+                crate::sys::count_of(s.patterns.len(), "literal"),
+                lengths(s)
             ),
             _ => "regex without a usable literal".to_string(),
         }
@@ -205,6 +212,8 @@ struct MatcherSpec {
     patterns: Vec<String>,
     /// `-U` (the regex may match line terminators), and `--multiline-dotall`.
     multiline: Option<bool>,
+    /// The flags-output group's regex settings.
+    out: RegexOpts,
 }
 
 impl MatcherSpec {
@@ -213,16 +222,18 @@ impl MatcherSpec {
             fixed_strings: cfg.fixed_strings,
             case: cfg.case,
             boundary: cfg.boundary,
-            ban_nul: cfg.binary != BinaryMode::AsText,
+            ban_nul: cfg.binary != BinaryMode::AsText && cfg.out.line_term != LineTerm::Nul,
             patterns: cfg.patterns.clone(),
             multiline: cfg.input.multiline.then_some(cfg.input.multiline_dotall),
+            out: RegexOpts::of(cfg),
         }
     }
 
     fn build(&self) -> anyhow::Result<RegexMatcher> {
+        self.out.engine_available()?;
         let mut b = RegexMatcherBuilder::new();
         b.multi_line(true)
-            .unicode(true)
+            .unicode(!self.out.no_unicode)
             .octal(false)
             .fixed_strings(self.fixed_strings);
         match self.case {
@@ -243,11 +254,14 @@ impl MatcherSpec {
             Some(dotall) => b.dot_matches_new_line(dotall),
             None => b.line_terminator(Some(b'\n')).dot_matches_new_line(false),
         };
+        self.out.configure(&mut b);
         if self.ban_nul {
             b.ban_byte(Some(b'\x00'));
         }
-        b.build_many(&self.patterns)
-            .map_err(|e| anyhow::anyhow!("{}", suggest_text(suggest_multiline(e.to_string()))))
+        b.build_many(&self.patterns).map_err(|e| {
+            let msg = suggest_text(suggest_multiline(e.to_string()));
+            self.out.compile_error(msg)
+        })
     }
 }
 

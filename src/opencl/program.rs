@@ -45,7 +45,15 @@ pub fn build(
             from_cache: true,
         });
     }
-    let program = Program::create_and_build_from_source(ctx, source, options)
+    // `-w`: some compilers (PoCL's clang) write their warnings straight to
+    // stderr ("2 warnings generated."); only a trace (`GSEARCH_TRACE`) shows
+    // them. The binary is the same, so the cache key keeps `options`.
+    let quiet = if crate::sys::trace::enabled() {
+        options.to_string()
+    } else {
+        format!("{options} -w")
+    };
+    let program = Program::create_and_build_from_source(ctx, source, quiet.trim_start())
         .map_err(|log| format!("OpenCL program build failed: {log}"))?;
     if let Some(b) = program
         .get_binaries()

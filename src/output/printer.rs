@@ -16,18 +16,21 @@ use std::path::Path;
 
 use grep_matcher::Matcher;
 use grep_printer::{
-    ColorSpecs, JSON, JSONBuilder, Standard, StandardBuilder, Stats, Summary, SummaryBuilder,
-    SummaryKind,
+    JSON, JSONBuilder, Standard, StandardBuilder, Stats, Summary, SummaryBuilder, SummaryKind,
 };
 use grep_searcher::{Searcher, Sink};
 use termcolor::{ColorSpec, HyperlinkSpec, WriteColor};
 
 use crate::cli::config::{Config, OutputMode};
+use crate::output::stats::keeps_stats;
 
 /// One of ripgrep's three printers.
 pub enum Printer<W> {
     Standard(Standard<W>),
     Summary(SummaryPrinter<W>),
+    /// grep-printer's summary printer with the paths, for what only it
+    /// writes: hyperlinks and `--path-separator`.
+    SummaryWithPaths(Summary<W>),
     Json(JSON<W>),
 }
 
@@ -140,7 +143,7 @@ impl<W: WriteColor> Printer<W> {
     }
 
     fn build(cfg: &Config, wtr: W, own_separator: bool) -> Printer<W> {
-        let colors = ColorSpecs::new(&grep_printer::default_color_specs());
+        let colors = cfg.out.colors.clone();
         let terminator = cfg.null.then_some(b'\x00');
         let summary_kind = if cfg.quiet {
             if cfg.mode == OutputMode::FilesWithoutMatch {
@@ -164,28 +167,13 @@ impl<W: WriteColor> Printer<W> {
                     );
                 }
                 OutputMode::Standard => {
-                    let mut b = StandardBuilder::new();
-                    b.byte_offset(cfg.byte_offset)
-                        .color_specs(colors)
-                        .column(cfg.column)
-                        .heading(cfg.heading)
-                        .only_matching(cfg.only_matching)
-                        .path(cfg.with_filename)
-                        .path_terminator(terminator)
-                        .per_match_one_line(true)
-                        .per_match(cfg.vimgrep)
-                        .replacement(cfg.replace.clone())
-                        .separator_context(cfg.context_separator.clone())
-                        .separator_field_context(b"-".to_vec())
-                        .separator_field_match(b":".to_vec())
-                        .stats(cfg.stats);
-                    if own_separator {
-                        b.separator_search(cfg.file_separator.clone());
-                    }
-                    return Printer::Standard(b.build(wtr));
+                    return Printer::Standard(standard(cfg, wtr, own_separator));
                 }
             }
         };
+        if cfg.out.hyperlinks || cfg.out.path_separator.is_some() {
+            return Printer::SummaryWithPaths(summary_with_paths(cfg, wtr, summary_kind));
+        }
         let wtr = PathFirst {
             inner: wtr,
             color: colors.path().clone(),
@@ -206,7 +194,8 @@ impl<W: WriteColor> Printer<W> {
                 .exclude_zero(!cfg.include_zero)
                 .kind(pathless)
                 .path(false)
-                .stats(cfg.stats)
+                // `--json -q` prints the summary too, as ripgrep does.
+                .stats(keeps_stats(cfg))
                 .build(wtr),
             kind: summary_kind,
             with_path: cfg.with_filename,
@@ -218,6 +207,7 @@ impl<W: WriteColor> Printer<W> {
         match self {
             Printer::Standard(p) => p.get_mut(),
             Printer::Summary(p) => &mut p.printer.get_mut().inner,
+            Printer::SummaryWithPaths(p) => p.get_mut(),
             Printer::Json(p) => p.get_mut(),
         }
     }
@@ -240,6 +230,14 @@ impl<W: WriteColor> Printer<W> {
                 })
             }
             Printer::Summary(p) => p.search(searcher, matcher, path, input),
+            Printer::SummaryWithPaths(p) => {
+                let mut sink = p.sink_with_path(&matcher, path);
+                feed(searcher, &matcher, input, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
+            }
             Printer::Json(p) => {
                 let mut sink = p.sink_with_path(&matcher, path);
                 feed(searcher, &matcher, input, &mut sink)?;
@@ -250,6 +248,49 @@ impl<W: WriteColor> Printer<W> {
             }
         }
     }
+}
+
+/// ripgrep's standard printer, configured as ripgrep configures it.
+fn standard<W: WriteColor>(cfg: &Config, wtr: W, own_separator: bool) -> Standard<W> {
+    let mut b = StandardBuilder::new();
+    b.byte_offset(cfg.byte_offset)
+        .color_specs(cfg.out.colors.clone())
+        .column(cfg.column)
+        .heading(cfg.heading)
+        .hyperlink(cfg.out.hyperlink.clone())
+        .max_columns(cfg.out.max_columns)
+        .max_columns_preview(cfg.out.max_columns_preview)
+        .only_matching(cfg.only_matching)
+        .path(cfg.with_filename)
+        .path_terminator(cfg.null.then_some(b'\x00'))
+        .per_match_one_line(true)
+        .per_match(cfg.vimgrep)
+        .replacement(cfg.replace.clone())
+        .separator_context(cfg.context_separator.clone())
+        .separator_field_context(cfg.out.field_context_separator.clone())
+        .separator_field_match(cfg.out.field_match_separator.clone())
+        .separator_path(cfg.out.path_separator)
+        .stats(cfg.stats)
+        .trim_ascii(cfg.out.trim);
+    if own_separator {
+        b.separator_search(cfg.file_separator.clone());
+    }
+    b.build(wtr)
+}
+
+/// ripgrep's summary printer as ripgrep configures it, paths and all.
+fn summary_with_paths<W: WriteColor>(cfg: &Config, wtr: W, kind: SummaryKind) -> Summary<W> {
+    SummaryBuilder::new()
+        .color_specs(cfg.out.colors.clone())
+        .exclude_zero(!cfg.include_zero)
+        .hyperlink(cfg.out.hyperlink.clone())
+        .kind(kind)
+        .path(cfg.with_filename)
+        .path_terminator(cfg.null.then_some(b'\x00'))
+        .separator_field(b":".to_vec())
+        .separator_path(cfg.out.path_separator)
+        .stats(keeps_stats(cfg))
+        .build(wtr)
 }
 
 impl<W: WriteColor> SummaryPrinter<W> {

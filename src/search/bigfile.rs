@@ -40,7 +40,7 @@ pub fn search<W: WriteColor>(
         || threads < 2
         || first_match_is_enough
         || !cfg.use_mmap
-        || cfg.input.needs_searcher()
+        || cfg.needs_cpu_searcher()
     {
         return None;
     }

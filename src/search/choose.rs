@@ -28,9 +28,10 @@ pub fn auto_min_bytes() -> u64 {
 /// The device engine to use for the plan's literal set, or `None` for the
 /// CPU engine.
 pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Option<OpenClEngine>> {
-    // Decoded, decompressed, preprocessed or multiline input is read by
-    // the searcher's own readers, which only the CPU engine uses.
-    if cfg.input.needs_searcher() {
+    // Decoded, decompressed, preprocessed or multiline input, and options
+    // only ripgrep's searcher and printers honour (`--crlf`, `--passthru`,
+    // `-M`, `--colors`...): the CPU engine.
+    if cfg.needs_cpu_searcher() {
         return Ok(None);
     }
     let Some(set) = literals else {
@@ -47,7 +48,7 @@ pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Opt
                 Err(e) => bail!("the OpenCL engine is not available: {e}"),
             }
         }
-        EngineArg::Auto => {
+        EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
             let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
             if !big || stops_early(cfg) || cfg.paths.iter().any(|p| p.as_os_str() == "-") {
                 return Ok(None);

@@ -161,17 +161,24 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
 /// What `--stats` says about a CPU search.
 fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
     let mut v = vec![
-        format!("engine: cpu ({} search thread(s))", cfg.threads),
+        format!(
+            "engine: cpu, files searched by {}",
+            crate::sys::count_of(cfg.threads, "thread")
+        ),
         format!("patterns: {}", plan.describe()),
     ];
     if split_files > 0 {
         let cores = crate::sys::cores();
         v.push(format!(
-            "{split_files} big file(s) split at line boundaries across {cores} threads"
+            "{} ({} MiB or more) searched by {cores} threads, cut at line boundaries",
+            crate::sys::count_of(split_files, "big file"),
+            crate::search::bigfile::MIN_BYTES >> 20
         ));
     }
     if cfg.engine == crate::cli::EngineArg::Opencl && cfg.input.needs_searcher() {
         v.push("-U, -E, -z or --pre: the CPU engine read and searched the input".into());
+    } else if cfg.engine == crate::cli::EngineArg::Opencl && cfg.out.needs_cpu_searcher() {
+        v.push("an option given (line endings, --passthru, -M, colors, separators...) is the CPU searcher's: the CPU engine ran".into());
     } else if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {
         v.push("no literal for a device kernel: the CPU engine ran the regex".into());
     }

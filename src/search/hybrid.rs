@@ -51,7 +51,7 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         // here vs 3.0 s on the device engine; 1,000 words 1.02 vs 0.96 s).
         .is_some_and(|s| s.patterns.len() < crate::engine::hashed::HASHED_MIN_PATTERNS)
         && cfg.paths.len() == 1
-        && !cfg.input.needs_searcher()
+        && !cfg.needs_cpu_searcher()
         && !cfg.quiet
         // `--verify` checks the device's answers file by file (`search::device`).
         && !cfg.verify

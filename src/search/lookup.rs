@@ -29,7 +29,7 @@ pub fn run(cfg: &Config) -> anyhow::Result<u8> {
         use_device: match cfg.engine {
             EngineArg::Cpu => DeviceChoice::Cpu,
             EngineArg::Opencl => DeviceChoice::Device(cfg.opencl_device.clone()),
-            EngineArg::Auto => DeviceChoice::Auto,
+            EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => DeviceChoice::Auto,
         },
         ..SortedOptions::default()
     };

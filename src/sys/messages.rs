@@ -4,6 +4,26 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static ERRORED: AtomicBool = AtomicBool::new(false);
+/// Error messages are shown (`--no-messages` turns them off).
+static MESSAGES: AtomicBool = AtomicBool::new(true);
+/// Ignore-file messages are shown (`--no-ignore-messages` too).
+static IGNORE_MESSAGES: AtomicBool = AtomicBool::new(true);
+
+/// Sets which messages are shown (`--no-messages`, `--no-ignore-messages`).
+pub fn configure(messages: bool, ignore_messages: bool) {
+    MESSAGES.store(messages, Ordering::Relaxed);
+    IGNORE_MESSAGES.store(ignore_messages, Ordering::Relaxed);
+}
+
+/// Whether error messages are shown.
+pub fn messages() -> bool {
+    MESSAGES.load(Ordering::Relaxed)
+}
+
+/// Whether messages about ignore files are shown.
+pub fn ignore_messages() -> bool {
+    messages() && IGNORE_MESSAGES.load(Ordering::Relaxed)
+}
 
 /// Whether any error message was printed.
 pub fn errored() -> bool {
@@ -38,7 +58,9 @@ pub fn eprint_locked(args: std::fmt::Arguments<'_>) {
 macro_rules! err_message {
     ($($tt:tt)*) => {{
         $crate::sys::messages::set_errored();
-        $crate::sys::messages::eprint_locked(format_args!($($tt)*));
+        if $crate::sys::messages::messages() {
+            $crate::sys::messages::eprint_locked(format_args!($($tt)*));
+        }
     }};
 }
 
@@ -47,6 +69,8 @@ macro_rules! err_message {
 #[macro_export]
 macro_rules! ignore_message {
     ($($tt:tt)*) => {{
-        $crate::sys::messages::eprint_locked(format_args!($($tt)*));
+        if $crate::sys::messages::ignore_messages() {
+            $crate::sys::messages::eprint_locked(format_args!($($tt)*));
+        }
     }};
 }

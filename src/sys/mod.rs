@@ -18,6 +18,16 @@ pub fn env_count(name: &str) -> Option<usize> {
         .filter(|&n| n > 0)
 }
 
+/// `n` and `noun`, plural unless `n` is 1 ("1 file", "2 files"): the
+/// `--stats` lines are plain English.
+pub fn count_of(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// The number of cores the OS lets this process use (at least 1), asked
 /// once (the answer reads cgroup files).
 pub fn cores() -> usize {

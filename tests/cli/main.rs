@@ -14,6 +14,7 @@ mod args;
 mod binary;
 mod context;
 mod exit;
+mod flags_output;
 mod generate;
 mod input;
 mod input_flags;
