@@ -23,7 +23,7 @@ _gsearch() {
 
     case "${cmd}" in
         gsearch)
-            opts="-e -f -F -i -S -s -w -x -v -m -a -j -n -N -H -I -b -o -r -A -B -C -0 -c -l -q -g -t -T -L -d -u -M -p -P -h -V --regexp --file --fixed-strings --no-fixed-strings --ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match --max-count --binary --text --mmap --no-mmap --threads --line-number --no-line-number --with-filename --no-filename --heading --no-heading --byte-offset --column --no-column --only-matching --replace --after-context --before-context --context --context-separator --no-context-separator --color --null --vimgrep --json --count --count-matches --include-zero --files-with-matches --files-without-match --quiet --stats --sort --hidden --no-hidden --no-ignore --glob --no-require-git --type --type-not --files --type-list --follow --no-follow --maxdepth --max-depth --unrestricted --engine --opencl-device --list-devices --verify --sorted --generate --crlf --no-crlf --null-data --passthrough --passthru --trim --no-trim --max-columns --max-columns-preview --no-max-columns-preview --stop-on-nonmatch --colors --field-context-separator --field-match-separator --path-separator --hyperlink-format --hostname-bin --line-buffered --no-line-buffered --block-buffered --no-block-buffered --pretty --no-messages --messages --no-ignore-messages --ignore-messages --regex-size-limit --dfa-size-limit --no-unicode --unicode --auto-hybrid-regex --no-auto-hybrid-regex --pcre2 --no-pcre2 --no-byte-offset --no-include-zero --no-json --no-stats --pcre2-version --no-pcre2-unicode --pcre2-unicode --help --version"
+            opts="-e -f -F -i -S -s -w -x -v -m -a -j -n -N -H -I -b -o -r -A -B -C -0 -c -l -q -. -g -t -T -L -d -u -U -E -z -M -p -P -h -V --regexp --file --fixed-strings --no-fixed-strings --ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match --max-count --binary --text --mmap --no-mmap --threads --line-number --no-line-number --with-filename --no-filename --heading --no-heading --byte-offset --column --no-column --only-matching --replace --after-context --before-context --context --context-separator --no-context-separator --color --null --vimgrep --json --count --count-matches --include-zero --files-with-matches --files-without-match --quiet --stats --sort --hidden --no-hidden --no-ignore --glob --no-require-git --type --type-not --files --type-list --follow --no-follow --maxdepth --max-depth --unrestricted --engine --opencl-device --list-devices --verify --sorted --generate --multiline --no-multiline --multiline-dotall --no-multiline-dotall --encoding --no-encoding --search-zip --no-search-zip --pre --no-pre --pre-glob --no-config --debug --trace --sortr --sort-files --no-sort-files --type-add --type-clear --iglob --glob-case-insensitive --no-glob-case-insensitive --max-filesize --one-file-system --no-one-file-system --ignore-file --ignore-file-case-insensitive --no-ignore-file-case-insensitive --no-ignore-dot --ignore-dot --no-ignore-exclude --ignore-exclude --no-ignore-files --ignore-files --no-ignore-global --ignore-global --no-ignore-parent --ignore-parent --no-ignore-vcs --ignore-vcs --ignore --require-git --no-binary --no-text --crlf --no-crlf --null-data --passthrough --passthru --trim --no-trim --max-columns --max-columns-preview --no-max-columns-preview --stop-on-nonmatch --colors --field-context-separator --field-match-separator --path-separator --hyperlink-format --hostname-bin --line-buffered --no-line-buffered --block-buffered --no-block-buffered --pretty --no-messages --messages --no-ignore-messages --ignore-messages --regex-size-limit --dfa-size-limit --no-unicode --unicode --auto-hybrid-regex --no-auto-hybrid-regex --pcre2 --no-pcre2 --no-byte-offset --no-include-zero --no-invert-match --no-json --no-stats --pcre2-version --no-pcre2-unicode --pcre2-unicode --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -102,7 +102,7 @@ _gsearch() {
                     return 0
                     ;;
                 --sort)
-                    COMPREPLY=($(compgen -W "path none" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "path modified accessed created none" -- "${cur}"))
                     return 0
                     ;;
                 --glob)
@@ -151,6 +151,46 @@ _gsearch() {
                     ;;
                 --generate)
                     COMPREPLY=($(compgen -W "man complete-bash complete-zsh complete-fish complete-powershell" -- "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -E)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pre)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pre-glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sortr)
+                    COMPREPLY=($(compgen -W "path modified accessed created none" -- "${cur}"))
+                    return 0
+                    ;;
+                --type-add)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type-clear)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --iglob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-filesize)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ignore-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-columns)

@@ -12,6 +12,9 @@ auto\t''
 always\t''
 ansi\t''"
 complete -c gsearch -l sort -d 'Sort results (path) or not (none)' -r -f -a "path\t'Sort by file path (searches with one thread)'
+modified\t'Sort by the time each file was last modified'
+accessed\t'Sort by the time each file was last accessed'
+created\t'Sort by the time each file was created'
 none\t'No sorting (the default; searches in parallel)'"
 complete -c gsearch -s g -l glob -d 'Include (or with \'!\', exclude) files and directories matching GLOB' -r
 complete -c gsearch -s t -l type -d 'Only search files of type TYPE (see --type-list)' -r
@@ -28,6 +31,19 @@ complete-bash\t''
 complete-zsh\t''
 complete-fish\t''
 complete-powershell\t''"
+complete -c gsearch -s E -l encoding -d 'The text encoding of files searched: auto (BOM sniffing, the default), none (raw bytes) or any WHATWG label (utf-16le, sjis...)' -r
+complete -c gsearch -l pre -d 'Search the output of COMMAND run with each file\'s path as its argument (and the file as its standard input)' -r
+complete -c gsearch -l pre-glob -d 'Only files matching GLOB go through --pre (may be given many times)' -r
+complete -c gsearch -l sortr -d 'Sort results in descending order (path, modified, accessed, created or none)' -r -f -a "path\t'Sort by file path (searches with one thread)'
+modified\t'Sort by the time each file was last modified'
+accessed\t'Sort by the time each file was last accessed'
+created\t'Sort by the time each file was created'
+none\t'No sorting (the default; searches in parallel)'"
+complete -c gsearch -l type-add -d 'Add a file type definition, as NAME:GLOB or NAME:include:OTHER,...' -r
+complete -c gsearch -l type-clear -d 'Clear the globs of file type TYPE (before adding any)' -r
+complete -c gsearch -l iglob -d 'Like -g, but the glob matches case-insensitively' -r
+complete -c gsearch -l max-filesize -d 'Skip files larger than NUM bytes (suffixes K, M and G allowed)' -r
+complete -c gsearch -l ignore-file -d 'Read ignore rules (gitignore syntax) from PATH too; may be repeated' -r -F
 complete -c gsearch -s M -l max-columns -d 'Omit lines longer than NUM bytes (0: no limit)' -r
 complete -c gsearch -l colors -d 'Color settings, `{type}:{attribute}:{value}` (`{type}:none` clears)' -r
 complete -c gsearch -l field-context-separator -d 'The string between the fields of a context line (default \'-\')' -r
@@ -70,7 +86,7 @@ complete -c gsearch -s l -l files-with-matches -d 'Print only the paths of files
 complete -c gsearch -l files-without-match -d 'Print only the paths of files without a match'
 complete -c gsearch -s q -l quiet -d 'Print nothing; exit 0 at the first match'
 complete -c gsearch -l stats -d 'Print statistics (and which engine and device ran) at the end'
-complete -c gsearch -l hidden -d 'Search hidden files and directories'
+complete -c gsearch -s . -l hidden -d 'Search hidden files and directories'
 complete -c gsearch -l no-hidden
 complete -c gsearch -l no-ignore -d 'Do not respect .gitignore, .ignore or .rgignore files'
 complete -c gsearch -l no-require-git -d 'Respect .gitignore files even outside a git repository'
@@ -82,6 +98,41 @@ complete -c gsearch -s u -l unrestricted -d 'Search more: -u ignores ignore file
 complete -c gsearch -l list-devices -d 'List every OpenCL platform and device, marking the one auto would use'
 complete -c gsearch -l verify -d 'Search again with the CPU engine and report any difference (exit 2)'
 complete -c gsearch -l sorted -d 'Look up lines starting with the keys in a bytewise-sorted file (like look(1), many keys at once)'
+complete -c gsearch -s U -l multiline -d 'Let matches span lines (a pattern may match line terminators)'
+complete -c gsearch -l no-multiline -d 'Matches never span lines (the default)'
+complete -c gsearch -l multiline-dotall -d 'With -U, \'.\' matches line terminators too'
+complete -c gsearch -l no-multiline-dotall
+complete -c gsearch -l no-encoding
+complete -c gsearch -s z -l search-zip -d 'Search compressed files (gzip, bzip2, xz, lzma, lz4, zstd, brotli, .Z) through their decompressors found on PATH'
+complete -c gsearch -l no-search-zip
+complete -c gsearch -l no-pre -d 'Run no preprocessor'
+complete -c gsearch -l no-config -d 'Never read the configuration file named by GSEARCH_CONFIG_PATH'
+complete -c gsearch -l debug -d 'Print debug messages (why files are skipped...) on stderr'
+complete -c gsearch -l trace -d 'Print even more debug messages than --debug on stderr'
+complete -c gsearch -l sort-files -d 'Sort by path (deprecated: use --sort path)'
+complete -c gsearch -l no-sort-files
+complete -c gsearch -l glob-case-insensitive -d 'Match every -g glob case-insensitively'
+complete -c gsearch -l no-glob-case-insensitive
+complete -c gsearch -l one-file-system -d 'Do not cross file system boundaries from each path given'
+complete -c gsearch -l no-one-file-system
+complete -c gsearch -l ignore-file-case-insensitive -d 'Match the rules of ignore files case-insensitively'
+complete -c gsearch -l no-ignore-file-case-insensitive
+complete -c gsearch -l no-ignore-dot -d 'Do not respect .ignore and .rgignore files'
+complete -c gsearch -l ignore-dot
+complete -c gsearch -l no-ignore-exclude -d 'Do not respect .git/info/exclude'
+complete -c gsearch -l ignore-exclude
+complete -c gsearch -l no-ignore-files -d 'Ignore every --ignore-file (even after --no-ignore)'
+complete -c gsearch -l ignore-files
+complete -c gsearch -l no-ignore-global -d 'Do not respect git\'s global ignore file (core.excludesFile)'
+complete -c gsearch -l ignore-global
+complete -c gsearch -l no-ignore-parent -d 'Do not respect ignore files in the parent directories'
+complete -c gsearch -l ignore-parent
+complete -c gsearch -l no-ignore-vcs -d 'Do not respect git\'s ignore files (.gitignore, exclude, global)'
+complete -c gsearch -l ignore-vcs
+complete -c gsearch -l ignore
+complete -c gsearch -l require-git
+complete -c gsearch -l no-binary
+complete -c gsearch -l no-text
 complete -c gsearch -l crlf -d 'Treat CRLF as a line terminator (\'$\' matches before \'\\r\\n\')'
 complete -c gsearch -l no-crlf
 complete -c gsearch -l null-data -d 'Use NUL as the line terminator (and search binary data as text)'
@@ -108,6 +159,7 @@ complete -c gsearch -s P -l pcre2 -d 'ripgrep\'s PCRE2 engine: not available in 
 complete -c gsearch -l no-pcre2
 complete -c gsearch -l no-byte-offset
 complete -c gsearch -l no-include-zero
+complete -c gsearch -l no-invert-match
 complete -c gsearch -l no-json
 complete -c gsearch -l no-stats
 complete -c gsearch -l pcre2-version -d 'Print the PCRE2 version: gsearch has no PCRE2, so this says so (exit 1), as a ripgrep built without it does'
