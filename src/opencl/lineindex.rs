@@ -110,6 +110,12 @@ pub(crate) struct LineProgram {
 }
 
 impl LineProgram {
+    /// The launch shape of the per-text-block kernels for `n` bytes: one
+    /// work-group per block.
+    fn text_grid(&self, n: u32) -> (usize, usize) {
+        (self.text_blocks(n as usize), self.wg)
+    }
+
     /// Builds the program (through the cache) with the largest power-of-two
     /// work-group size up to `wg` that every kernel allows.
     pub fn build(
@@ -252,15 +258,7 @@ pub fn launch_nl_block_counts(
 ) -> Result<Event, ClError> {
     let args = [Arg::Mem(text), Arg::U32(n), Arg::Mem(counts)];
     // SAFETY: layout of nl_block_counts (line_index.cl): cl_mem, uint, cl_mem.
-    unsafe {
-        launch(
-            q,
-            &p.nl_counts,
-            &args,
-            (p.text_blocks(n as usize), p.wg),
-            wait,
-        )
-    }
+    unsafe { launch(q, &p.nl_counts, &args, p.text_grid(n), wait) }
 }
 
 /// Kernels 2 and 6: exclusive scan of `counts[..nblocks]` in place, the
@@ -302,15 +300,7 @@ pub fn launch_nl_compact(
         Arg::U32(cap),
     ];
     // SAFETY: layout of nl_compact: cl_mem, uint, cl_mem, cl_mem, uint.
-    unsafe {
-        launch(
-            q,
-            &p.nl_compact,
-            &args,
-            (p.text_blocks(n as usize), p.wg),
-            wait,
-        )
-    }
+    unsafe { launch(q, &p.nl_compact, &args, p.text_grid(n), wait) }
 }
 
 /// The match offsets a line-mode batch starts from: `offs` (unordered,

@@ -212,14 +212,7 @@ fn format_segment(
             .max(pos);
         line += count_nl(&data[pos..ls]);
         pos = ls;
-        printed_until = line_end(data, s);
-        push_confirmed(
-            &mut out,
-            prefix,
-            num.format(line),
-            &data[ls..printed_until],
-            confirm,
-        );
+        printed_until = push_numbered(&mut out, data, (ls, s), prefix, num.format(line), confirm);
     }
     out
 }
@@ -392,14 +385,7 @@ fn format_numbered(text: Text<'_>, offsets: &[u64], numbers: &[u64], prefix: &[u
         }
         release.passed(printed_until);
         let ls = memchr::memrchr(b'\n', &data[..s]).map_or(0, |i| i + 1);
-        printed_until = line_end(data, s);
-        push_confirmed(
-            &mut out,
-            prefix,
-            num.format(line),
-            &data[ls..printed_until],
-            confirm,
-        );
+        printed_until = push_numbered(&mut out, data, (ls, s), prefix, num.format(line), confirm);
     }
     release.finish(printed_until);
     out
@@ -407,6 +393,22 @@ fn format_numbered(text: Text<'_>, offsets: &[u64], numbers: &[u64], prefix: &[u
 
 /// Appends `PREFIX LINE:TEXT` (TEXT gets a `\n` when the file's last line
 /// lacks one), as ripgrep's standard printer writes a numbered line.
+/// Appends the line that starts at `ls` and holds offset `s`, numbered
+/// `number`, unless `confirm` is given and rejects it; returns where the
+/// line ends.
+fn push_numbered(
+    out: &mut Vec<u8>,
+    data: &[u8],
+    (ls, s): (usize, usize),
+    prefix: &[u8],
+    number: &str,
+    confirm: Option<&RegexMatcher>,
+) -> usize {
+    let end = line_end(data, s);
+    push_confirmed(out, prefix, number, &data[ls..end], confirm);
+    end
+}
+
 /// [`push_line`] for a line that `confirm`, when given, matches.
 fn push_confirmed(
     out: &mut Vec<u8>,
