@@ -59,6 +59,7 @@ impl KernelTimer {
             work_group,
             iters,
             fault: None,
+            dfa: None,
         };
         let gpu = Gpu::new(info, kind, &set.patterns, set.fold_ascii, &cfg)?;
         let out = alloc(gpu.context(), CL_MEM_READ_WRITE, RESULT_CAP)
