@@ -239,12 +239,28 @@ impl OpenClEngine {
     /// finisher confirms with the exact matcher. `Unsupported` when a
     /// pattern's DFA is too big (the caller searches on the CPU).
     pub fn new_dfa(sel: &DeviceSelector, spec: &DfaSpec) -> Result<OpenClEngine, EngineError> {
+        Self::dfa_with_options(sel, spec, EngineOptions::from_env())
+    }
+
+    /// [`OpenClEngine::new_dfa`] with explicit options (`kernel` is
+    /// ignored). `GSEARCH_DFA_LOCAL_BYTES` (tests, tuning) replaces the
+    /// device's local memory size in the grouping (0: every group in
+    /// global memory).
+    pub fn dfa_with_options(
+        sel: &DeviceSelector,
+        spec: &DfaSpec,
+        opts: EngineOptions,
+    ) -> Result<OpenClEngine, EngineError> {
         let t0 = Instant::now();
-        let opts = EngineOptions::from_env();
         let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
         crate::sys::trace::mark("device selected");
-        let set = DfaSet::build(spec, DfaLimits::for_local_mem(info.local_mem))
-            .map_err(EngineError::Unsupported)?;
+        let mut limits = DfaLimits::for_local_mem(info.local_mem);
+        if let Ok(v) = std::env::var("GSEARCH_DFA_LOCAL_BYTES")
+            && let Ok(b) = v.trim().parse::<usize>()
+        {
+            limits.local_bytes = b.min(limits.local_bytes);
+        }
+        let set = DfaSet::build(spec, limits).map_err(EngineError::Unsupported)?;
         if set.groups.is_empty() {
             return Err(EngineError::Unsupported("no pattern".into()));
         }

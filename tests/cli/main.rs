@@ -12,6 +12,7 @@ mod util;
 
 mod binary;
 mod context;
+mod dfa;
 mod exit;
 mod generate;
 mod input;
