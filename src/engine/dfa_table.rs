@@ -125,7 +125,8 @@ impl DfaSet {
         let hirs = spec
             .patterns
             .iter()
-            .map(|p| approximate_pattern(p, spec))
+            .enumerate()
+            .map(|(i, p)| relaxed_pattern(i, p, spec, limits))
             .collect::<Result<Vec<Hir>, String>>()?;
         let mut groups = Vec::new();
         let idx: Vec<usize> = (0..hirs.len()).collect();
@@ -335,14 +336,52 @@ impl DfaGroup {
     }
 }
 
-/// Parses `p` as the exact matcher does and over-approximates it.
-fn approximate_pattern(p: &str, spec: &DfaSpec) -> Result<Hir, String> {
+/// The least relaxed approximation of pattern `i` (see [`approximate`]'s
+/// `relax`) whose DFA takes at most 1/8 of the local memory budget (so
+/// that groups hold several patterns), else the smallest one that fits
+/// local memory, else the most relaxed one if it fits global memory.
+fn relaxed_pattern(i: usize, p: &str, spec: &DfaSpec, limits: DfaLimits) -> Result<Hir, String> {
+    let hir = parse_pattern(p, spec)?;
+    let target = limits.local_bytes / 32;
+    let mut best: Option<(usize, Hir)> = None;
+    for relax in 0..=MAX_RELAX {
+        let h = approximate(&hir, relax);
+        // A small cap: a DFA that blows up fails fast.
+        let Some(g) = build_group(&[&h], limits.local_bytes * 8) else {
+            continue;
+        };
+        let bytes = g.table.len() * 2;
+        if bytes <= target {
+            return Ok(h);
+        }
+        if bytes <= limits.local_bytes
+            && g.table.len() <= 0x8000
+            && best.as_ref().is_none_or(|(b, _)| bytes < *b)
+        {
+            best = Some((bytes, h));
+        }
+    }
+    if let Some((_, h)) = best {
+        return Ok(h);
+    }
+    let h = approximate(&hir, MAX_RELAX);
+    match build_group(&[&h], limits.max_table_bytes * 4) {
+        Some(g) if g.table.len() * 4 <= limits.max_table_bytes => Ok(h),
+        _ => Err(format!("pattern {}: its DFA is too big", i + 1)),
+    }
+}
+
+/// The strongest relaxation of counted repetitions.
+const MAX_RELAX: u8 = 3;
+
+/// Parses `p` as the exact matcher does.
+fn parse_pattern(p: &str, spec: &DfaSpec) -> Result<Hir, String> {
     let text = if spec.fixed_strings {
         regex_syntax::escape(p)
     } else {
         p.to_string()
     };
-    let hir = regex_syntax::ParserBuilder::new()
+    regex_syntax::ParserBuilder::new()
         .utf8(false)
         .unicode(true)
         .multi_line(true)
@@ -350,12 +389,14 @@ fn approximate_pattern(p: &str, spec: &DfaSpec) -> Result<Hir, String> {
         .case_insensitive(spec.case_insensitive)
         .build()
         .parse(&text)
-        .map_err(|e| e.to_string())?;
-    Ok(approximate(&hir))
+        .map_err(|e| e.to_string())
 }
 
-/// The over-approximation of `h` (see the module docs).
-pub fn approximate(h: &Hir) -> Hir {
+/// The over-approximation of `h` (see the module docs). `relax` widens
+/// counted repetitions further when a DFA is too big (each step still a
+/// superset): 1: `X{n,m}` becomes `X{n,}`; 2: also `X{n,}` with n > 8
+/// becomes `X{8,}`; 3: n > 2 becomes 2.
+pub fn approximate(h: &Hir, relax: u8) -> Hir {
     match h.kind() {
         HirKind::Empty => Hir::empty(),
         HirKind::Look(_) => Hir::empty(),
@@ -395,15 +436,24 @@ pub fn approximate(h: &Hir) -> Hir {
             });
             Hir::alternation(vec![a, run])
         }
-        HirKind::Repetition(r) => Hir::repetition(hir::Repetition {
-            min: r.min,
-            max: r.max,
-            greedy: r.greedy,
-            sub: Box::new(approximate(&r.sub)),
-        }),
-        HirKind::Capture(c) => approximate(&c.sub),
-        HirKind::Concat(v) => Hir::concat(v.iter().map(approximate).collect()),
-        HirKind::Alternation(v) => Hir::alternation(v.iter().map(approximate).collect()),
+        HirKind::Repetition(r) => {
+            let min = match relax {
+                0 | 1 => r.min,
+                2 => r.min.min(8),
+                _ => r.min.min(2),
+            };
+            Hir::repetition(hir::Repetition {
+                min,
+                max: if relax == 0 { r.max } else { None },
+                greedy: r.greedy,
+                sub: Box::new(approximate(&r.sub, relax)),
+            })
+        }
+        HirKind::Capture(c) => approximate(&c.sub, relax),
+        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| approximate(h, relax)).collect()),
+        HirKind::Alternation(v) => {
+            Hir::alternation(v.iter().map(|h| approximate(h, relax)).collect())
+        }
     }
 }
 
