@@ -77,12 +77,11 @@ fn is_superset(big: &[u64], small: &[u64]) -> bool {
 
 fn check(patterns: &[String], ci: bool, hay: &[u8]) {
     let s = spec(patterns, ci);
-    let set = DfaSet::build(&s, DfaLimits::for_local_mem(48 << 10)).expect("tables");
-    let host = set.candidate_lines(hay);
+    let e = engine(&s, opts(1 << 16));
+    let host = e.dfa_set().expect("tables").candidate_lines(hay);
     let exact = exact_lines(patterns, ci, hay);
     assert!(is_superset(&host, &exact), "host {host:?} exact {exact:?}");
-    // One batch: exactly the host reference.
-    let e = engine(&s, opts(1 << 16));
+    // One batch: exactly the host reference of the device's tables.
     assert_eq!(search(&e, hay), host, "{patterns:?}");
     // Chunks of 97 bytes: still a superset.
     let e = engine(&s, opts(97));
@@ -176,12 +175,16 @@ fn many_groups_local_and_global() {
         .collect();
     let hay = lcg_text(60_000, 3);
     let s = spec(&pats, false);
+    // The grouping for an H100's 48 KiB of local memory.
     let set = DfaSet::build(&s, DfaLimits::for_local_mem(48 << 10)).unwrap();
+    assert!(set.groups.len() > 1, "{}", set.describe());
+    assert!(set.groups.iter().all(|g| g.local && g.table_bytes() <= 47 << 10));
+    let e = engine(&s, opts(1 << 20));
+    let set = e.dfa_set().unwrap();
     assert!(set.groups.len() > 1, "{}", set.describe());
     let host = set.candidate_lines(&hay);
     let exact = exact_lines(&pats, false, &hay);
     assert!(is_superset(&host, &exact));
-    let e = engine(&s, opts(1 << 20));
     assert_eq!(search(&e, &hay), host);
     // Result-buffer overflow: the batch runs again with a bigger buffer.
     let mut o = opts(1 << 20);
@@ -198,8 +201,7 @@ fn global_memory_groups() {
     let pats: Vec<String> = vec![r"[a-f]{3}\d".into(), r"(?i)E=\w+".into()];
     let hay = lcg_text(20_000, 5);
     let s = spec(&pats, false);
-    let set = DfaSet::build(&s, DfaLimits::for_local_mem(48 << 10)).unwrap();
-    let host = set.candidate_lines(&hay);
+    let exact = exact_lines(&pats, false, &hay);
     // SAFETY of the test: env is read when the engine is built; no other
     // test in this crate reads this variable.
     unsafe { std::env::set_var("GSEARCH_DFA_LOCAL_BYTES", "0") };
@@ -207,6 +209,8 @@ fn global_memory_groups() {
     unsafe { std::env::remove_var("GSEARCH_DFA_LOCAL_BYTES") };
     let d = e.dfa_set().unwrap();
     assert_eq!(d.local_groups(), 0, "{}", d.describe());
+    let host = d.candidate_lines(&hay);
+    assert!(is_superset(&host, &exact));
     assert_eq!(search(&e, &hay), host);
 }
 
