@@ -178,7 +178,11 @@ fn many_groups_local_and_global() {
     // The grouping for an H100's 48 KiB of local memory.
     let set = DfaSet::build(&s, DfaLimits::for_local_mem(48 << 10)).unwrap();
     assert!(set.groups.len() > 1, "{}", set.describe());
-    assert!(set.groups.iter().all(|g| g.local && g.table_bytes() <= 47 << 10));
+    assert!(
+        set.groups
+            .iter()
+            .all(|g| g.local && g.table_bytes() <= 47 << 10)
+    );
     let e = engine(&s, opts(1 << 20));
     let set = e.dfa_set().unwrap();
     assert!(set.groups.len() > 1, "{}", set.describe());

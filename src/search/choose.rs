@@ -79,14 +79,27 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<OpenClEngine>> {
         }
         EngineArg::Auto => {
             let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
-            if !big || stops_early(cfg) || cfg.paths.iter().any(|p| p.as_os_str() == "-") {
+            if !big
+                || stops_early(cfg)
+                || cfg.paths.iter().any(|p| p.as_os_str() == "-")
+                || cfg.patterns.len() > AUTO_MAX_DFA_PATTERNS
+            {
                 return Ok(None);
             }
             let sel = selector(cfg, DeviceSelector::Auto);
-            Ok(OpenClEngine::new_dfa(&sel, &spec).ok())
+            Ok(OpenClEngine::new_dfa(&sel, &spec).ok().filter(|e| {
+                e.dfa_set()
+                    .is_some_and(|d| d.groups.len() <= AUTO_MAX_DFA_GROUPS)
+            }))
         }
     }
 }
+
+/// `auto` runs a regex set on the device only when it is small: every DFA
+/// group is one more pass over the text, and the tables of a big set take
+/// seconds to build (guesses until `gsearch-bench-dfa` has run on a GPU).
+const AUTO_MAX_DFA_PATTERNS: usize = 64;
+const AUTO_MAX_DFA_GROUPS: usize = 8;
 
 /// Searches that end a file at its first matching line (`-l`,
 /// `--files-without-match`, `-q`) or after a few (`-m`): the CPU engine
