@@ -42,13 +42,38 @@
 #define WG 64
 #endif
 
+// Text bytes come from 16-byte aligned vector loads kept in registers (one
+// global load per 16 bytes of a work-item's walk); `-D DFA_BYTE_LOADS`
+// loads byte by byte instead (for comparison). The text buffer holds at
+// least 16 bytes of padding after n, so the last vector is in bounds.
+#if !defined(__ENDIAN_LITTLE__) && !defined(DFA_BYTE_LOADS)
+#define DFA_BYTE_LOADS
+#endif
+#ifdef DFA_BYTE_LOADS
+#define TEXT_AT(i) text[i]
+#else
+#define TEXT_AT(i) text_at(text, (i), &cw, &cv)
+inline uchar text_at(global const uchar *text, uint i, uint *cw, uint4 *cv)
+{
+    uint w = i >> 4;
+    if (w != *cw) {
+        *cw = w;
+        *cv = ((global const uint4 *)text)[w];
+    }
+    uint4 v = *cv;
+    uint k = (i >> 2) & 3;
+    uint x = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+    return (uchar)(x >> ((i & 3) * 8));
+}
+#endif
+
 #define DFA_SCAN(T, FLAG)                                                     \
     while (p < e) {                                                           \
         uint ls = p;                                                          \
         uint s = start;                                                       \
         uint hit = 0;                                                         \
         for (;;) {                                                            \
-            uchar b = p < n ? text[p] : (uchar)'\n';                          \
+            uchar b = p < n ? TEXT_AT(p) : (uchar)'\n';                       \
             uint x = T[s + cls[b]];                                           \
             if (x & FLAG) {                                                   \
                 hit = 1;                                                      \
@@ -59,9 +84,9 @@
             s = x;                                                            \
             p++;                                                              \
         }                                                                     \
-        while (p < n && text[p] != '\n')                                      \
+        while (p < n && TEXT_AT(p) != '\n')                                   \
             p++;                                                              \
-        if (p >= n && (n == 0 || text[n - 1] != '\n'))                        \
+        if (p >= n && (n == 0 || TEXT_AT(n - 1) != '\n'))                     \
             hit = 1;                                                          \
         if (hit) {                                                            \
             uint k = atomic_inc(count);                                       \
@@ -103,9 +128,11 @@ dfa_lines(global const uchar *text, uint n, uint seg, global const uint4 *groups
             out[k] = 0;
     }
     // The first line start at or after s0.
+    uint cw = 0xffffffffu;
+    uint4 cv = (uint4)(0);
     uint p = s0;
     if (p > 0)
-        while (p < e && text[p - 1] != '\n')
+        while (p < e && TEXT_AT(p - 1) != '\n')
             p++;
     uint start = d.y;
     if (d.z) {
