@@ -9,6 +9,7 @@
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem;
 
+use super::dfa_table::DfaSet;
 use super::hashed::HashedLiterals;
 use super::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
 
@@ -16,6 +17,9 @@ enum Strategy {
     One(Box<memmem::Finder<'static>>),
     Many(AhoCorasick),
     Hashed(Box<HashedLiterals>),
+    /// Not literals: the start offsets of the candidate lines of a DFA set
+    /// (the DFA engine's fallback, the kernel's answer computed here).
+    Lines(std::sync::Arc<DfaSet>),
     Empty,
 }
 
@@ -56,6 +60,14 @@ impl CpuLiteralEngine {
         Self::new(set)
     }
 
+    /// The fallback of the DFA engine: [`Self::find_all`] answers the start
+    /// offsets of `set`'s candidate lines ([`DfaSet::candidate_lines`]).
+    pub fn dfa_lines(set: std::sync::Arc<DfaSet>) -> CpuLiteralEngine {
+        CpuLiteralEngine {
+            strategy: Strategy::Lines(set),
+        }
+    }
+
     /// Every occurrence start in `hay`, sorted and deduplicated.
     pub fn find_all(&self, hay: &[u8]) -> Vec<u64> {
         match &self.strategy {
@@ -83,6 +95,7 @@ impl CpuLiteralEngine {
                 h.for_each(hay, |i| out.push(i as u64));
                 out
             }
+            Strategy::Lines(d) => d.candidate_lines(hay),
         }
     }
 }
@@ -93,6 +106,7 @@ impl BatchEngine for CpuLiteralEngine {
             Strategy::One(_) => "cpu (memchr::memmem)".into(),
             Strategy::Many(_) => "cpu (aho-corasick)".into(),
             Strategy::Hashed(_) => "cpu (hashed literal finder)".into(),
+            Strategy::Lines(_) => "cpu (DFA line filter)".into(),
             Strategy::Empty => "cpu (empty set)".into(),
         }
     }

@@ -290,7 +290,7 @@ fn suggest_text(msg: String) -> String {
 
 /// Whether the patterns are searched without regard to case, decided as
 /// grep-regex decides it (smart case: some literal and no upper case).
-fn is_case_insensitive(cfg: &Config) -> bool {
+pub fn is_case_insensitive(cfg: &Config) -> bool {
     match cfg.case {
         CaseMode::Insensitive => true,
         CaseMode::Sensitive => false,

@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use crate::engine::cpu::CpuLiteralEngine;
+use crate::engine::dfa_table::{DfaLimits, DfaSet, DfaSpec};
 use crate::engine::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
 
 use super::batch::BatchSource;
@@ -101,6 +104,8 @@ pub struct OpenClEngine {
     pub(crate) patterns: Vec<Vec<u8>>,
     pub(crate) fold: bool,
     pub(crate) max_len: usize,
+    /// The DFA groups of a regex set (kernel `dfa`; `patterns` is empty).
+    pub(crate) dfa: Option<Arc<DfaSet>>,
     pub(crate) cpu: CpuLiteralEngine,
     kind: KernelKind,
     info: DeviceInfo,
@@ -183,6 +188,7 @@ impl OpenClEngine {
                     work_group: opts.work_group,
                     iters: opts.iters,
                     fault: opts.fault,
+                    dfa: None,
                 };
                 match Gpu::new(&info, kind, &patterns, set.fold_ascii, &cfg) {
                     Ok(g) => {
@@ -207,6 +213,7 @@ impl OpenClEngine {
             max_len: patterns.iter().map(Vec::len).max().unwrap_or(0),
             patterns,
             fold: set.fold_ascii,
+            dfa: None,
             cpu,
             kind,
             info,
@@ -223,6 +230,93 @@ impl OpenClEngine {
             engine.record_failure(e);
         }
         Ok(engine)
+    }
+
+    /// The DFA engine for regex patterns (`dfa.cl`): the patterns'
+    /// over-approximations as dense DFAs grouped for the device's local
+    /// memory (`engine::dfa_table`); the engine returns the start offsets of
+    /// candidate lines, a superset of the matching lines, which the
+    /// finisher confirms with the exact matcher. `Unsupported` when a
+    /// pattern's DFA is too big (the caller searches on the CPU).
+    pub fn new_dfa(sel: &DeviceSelector, spec: &DfaSpec) -> Result<OpenClEngine, EngineError> {
+        Self::dfa_with_options(sel, spec, EngineOptions::from_env())
+    }
+
+    /// [`OpenClEngine::new_dfa`] with explicit options (`kernel` is
+    /// ignored). `GSEARCH_DFA_LOCAL_BYTES` (tests, tuning) replaces the
+    /// device's local memory size in the grouping (0: every group in
+    /// global memory).
+    pub fn dfa_with_options(
+        sel: &DeviceSelector,
+        spec: &DfaSpec,
+        opts: EngineOptions,
+    ) -> Result<OpenClEngine, EngineError> {
+        let t0 = Instant::now();
+        let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
+        crate::sys::trace::mark("device selected");
+        let mut limits = DfaLimits::for_local_mem(info.local_mem);
+        if let Ok(v) = std::env::var("GSEARCH_DFA_LOCAL_BYTES")
+            && let Ok(b) = v.trim().parse::<usize>()
+        {
+            limits.local_bytes = b.min(limits.local_bytes);
+        }
+        let set = DfaSet::build(spec, limits).map_err(EngineError::Unsupported)?;
+        if set.groups.is_empty() {
+            return Err(EngineError::Unsupported("no pattern".into()));
+        }
+        crate::sys::trace::mark("DFA tables built");
+        let set = Arc::new(set);
+        let cfg = GpuConfig {
+            cache: &opts.cache,
+            work_group: opts.work_group,
+            iters: opts.iters,
+            fault: opts.fault,
+            dfa: Some(&set),
+        };
+        let mut init = InitStats::default();
+        let mut failure = None;
+        let gpu = match Gpu::new(&info, KernelKind::Dfa, &[], false, &cfg) {
+            Ok(g) => {
+                init = g.init;
+                Some(g)
+            }
+            Err(e) => {
+                failure = Some(e);
+                None
+            }
+        };
+        init.total = t0.elapsed();
+        let engine = OpenClEngine {
+            patterns: Vec::new(),
+            fold: false,
+            max_len: 1,
+            cpu: CpuLiteralEngine::dfa_lines(Arc::clone(&set)),
+            dfa: Some(set),
+            kind: KernelKind::Dfa,
+            info,
+            opts,
+            init,
+            state: Mutex::new(State {
+                gpu,
+                heap: Vec::new(),
+                batch_no: 0,
+            }),
+            failure: Mutex::new(None),
+        };
+        if let Some(e) = failure {
+            engine.record_failure(e);
+        }
+        Ok(engine)
+    }
+
+    /// The DFA groups, for a DFA engine.
+    pub fn dfa_set(&self) -> Option<&DfaSet> {
+        self.dfa.as_deref()
+    }
+
+    /// Nothing to search for (no literal, no DFA group).
+    pub(crate) fn is_empty_set(&self) -> bool {
+        self.patterns.is_empty() && self.dfa.is_none()
     }
 
     /// The kernel family in use: "naive", "3phase" or "char16".
@@ -311,7 +405,7 @@ impl OpenClEngine {
 
     /// True while the device is usable.
     pub(crate) fn device_ok(&self, st: &State) -> bool {
-        st.gpu.is_some() && !self.patterns.is_empty() && !self.is_degraded()
+        st.gpu.is_some() && !self.is_empty_set() && !self.is_degraded()
     }
 
     /// Per-pattern occurrence counts (char16 count mode; others answer
@@ -444,7 +538,7 @@ impl BatchEngine for OpenClEngine {
     fn search(&self, batch: &Batch<'_>) -> Result<MatchSet, EngineError> {
         let data = batch.data;
         let cap = self.batch_capacity();
-        if data.is_empty() || self.patterns.is_empty() {
+        if data.is_empty() || self.is_empty_set() {
             return Ok(MatchSet::default());
         }
         if cap < self.max_len || self.is_degraded() {

@@ -131,6 +131,8 @@ pub(crate) struct GpuConfig<'a> {
     pub work_group: Option<usize>,
     pub iters: usize,
     pub fault: Option<Fault>,
+    /// The DFA groups (kind `Dfa` only).
+    pub dfa: Option<&'a crate::engine::dfa_table::DfaSet>,
 }
 
 /// One staging slot: a pinned staging buffer mapped once on `queue`, the
@@ -284,7 +286,7 @@ impl Gpu {
         prmt: bool,
     ) -> Result<Built, String> {
         let inject = Fault::hits_any_batch(cfg.fault, FaultKind::Build);
-        let args = PatternArgs::new(context, kind, pats, fold, prmt)
+        let args = PatternArgs::new(context, kind, pats, fold, prmt, cfg.dfa)
             .map_err(cl("uploading the patterns"))?;
         loop {
             // GSEARCH_KERNEL_OPTS: extra build options (kernel variants,

@@ -173,6 +173,31 @@ pub(crate) unsafe fn enqueue_1d(
     unsafe { q.enqueue_nd_range_kernel(k.get(), 1, ptr::null(), g.as_ptr(), l.as_ptr(), wait) }
 }
 
+/// Enqueues `k` over a 2-D range `global` (each a multiple of `local`).
+///
+/// # Safety
+/// Every argument of `k` must be set (see [`set_args`]).
+pub(crate) unsafe fn enqueue_2d(
+    q: &CommandQueue,
+    k: &Kernel,
+    global: [usize; 2],
+    local: [usize; 2],
+    wait: &[cl_event],
+) -> Result<Event, ClError> {
+    // SAFETY: two-dimensional sizes from live arrays; the arguments are the
+    // caller's contract.
+    unsafe {
+        q.enqueue_nd_range_kernel(
+            k.get(),
+            2,
+            ptr::null(),
+            global.as_ptr(),
+            local.as_ptr(),
+            wait,
+        )
+    }
+}
+
 /// Device times of `runs` copies of `n` bytes of `src` into a fresh buffer
 /// (after one warm-up copy that is not timed): the benchmarks' measure of
 /// the device's memory bandwidth.

@@ -35,6 +35,9 @@ pub enum KernelKind {
     /// `many_literals.cl`: any set, built for hundreds to hundreds of
     /// thousands of patterns (hashed filters + verification; see `many.rs`).
     Many,
+    /// `dfa.cl`: candidate lines of regex patterns (dense DFAs of their
+    /// over-approximations, `dfa.rs`); never chosen for a literal set.
+    Dfa,
 }
 
 impl KernelKind {
@@ -62,6 +65,7 @@ impl KernelKind {
             KernelKind::ThreePhase => "3phase",
             KernelKind::Char16 => "char16",
             KernelKind::Many => "many",
+            KernelKind::Dfa => "dfa",
         }
     }
 
@@ -76,6 +80,7 @@ impl KernelKind {
                     && pats.iter().all(|p| p.len() <= CHAR16_MAX_LEN)
             }
             KernelKind::Many => super::many::can_handle(pats),
+            KernelKind::Dfa => false,
         }
     }
 
@@ -102,6 +107,7 @@ impl KernelKind {
             KernelKind::ThreePhase => THREE_PHASE_SRC,
             KernelKind::Char16 => CHAR16_SRC,
             KernelKind::Many => super::many::MANY_SRC,
+            KernelKind::Dfa => super::dfa::DFA_SRC,
         }
     }
 
@@ -115,6 +121,7 @@ impl KernelKind {
             (KernelKind::Char16, false) => "multi_char16",
             (KernelKind::Char16, true) => "multi_char16_fold",
             (KernelKind::Many, fold) => super::many::function(fold),
+            (KernelKind::Dfa, _) => super::dfa::FUNCTION,
         }
     }
 
@@ -463,6 +470,7 @@ pub enum PatternArgs {
         nib: Buffer<u32>,
     },
     Many(Box<super::many::ManyArgs>),
+    Dfa(Box<super::dfa::DfaArgs>),
 }
 
 fn ro_buffer<T: Copy>(ctx: &Context, data: &[T]) -> Result<Buffer<T>, ClError> {
@@ -497,8 +505,15 @@ impl PatternArgs {
         pats: &[Vec<u8>],
         fold: bool,
         prmt: bool,
+        dfa: Option<&crate::engine::dfa_table::DfaSet>,
     ) -> Result<PatternArgs, ClError> {
         Ok(match kind {
+            KernelKind::Dfa => {
+                let Some(set) = dfa.filter(|s| !s.groups.is_empty()) else {
+                    return Err(ClError(opencl3::error_codes::CL_INVALID_VALUE));
+                };
+                PatternArgs::Dfa(Box::new(super::dfa::DfaArgs::new(ctx, set)?))
+            }
             KernelKind::Naive => {
                 let (bytes, info) = pack_naive(pats);
                 PatternArgs::Naive {
@@ -658,6 +673,10 @@ pub fn launch_match(
             PatternArgs::Many(a) => super::many::launch(
                 q, kernel, a, geo.wg, geo.iters, text, n, o.out, o.cap, o.count, wait,
             ),
+            PatternArgs::Dfa(a) => {
+                super::dfa::launch(q, kernel, a, wg, text, n, (o.out, o.cap, o.count), wait)
+                    .map(Some)
+            }
         }
     }
 }

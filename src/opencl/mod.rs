@@ -9,7 +9,8 @@
 //!   (shared context, profiling queues, buffers, kernel arguments, 1-D
 //!   launches, event timings), `open` ([`ClDevice`]: an opened device for
 //!   the sorted search, [`select_device`], [`open_device`])
-//! - kernel families: `many` (`many_literals.cl`: tables, launch,
+//! - kernel families: `dfa` (`dfa.cl`: regex candidate lines from dense
+//!   DFA tables, [`dfa::DfaArgs`]), `many` (`many_literals.cl`: tables, launch,
 //!   [`many::ManySearcher`]), `kernels` (`literal_naive.cl`,
 //!   `literal_3phase.cl`, `multi_char16.cl`: [`KernelKind`], pattern
 //!   packing, launches), `lineindex` (`line_index.cl`: line numbers of
@@ -34,6 +35,7 @@
 mod batch;
 mod cache;
 mod device;
+mod dfa;
 mod engine;
 mod error;
 mod fault;

@@ -158,7 +158,7 @@ impl OpenClEngine {
 
     fn cpu_offsets(&self, data: &[u8], stats: &mut StageStats) -> Vec<u64> {
         let t = Instant::now();
-        let v = if self.patterns.is_empty() {
+        let v = if self.is_empty_set() {
             Vec::new()
         } else {
             self.cpu.find_all(data)

@@ -1,13 +1,15 @@
 //! [`KernelTimer`]: the small public API the kernel benchmark
 //! (`gsearch-bench-kernels`) times the literal kernels with: one kernel
 //! built for a set, run over device-resident text, timed by OpenCL
-//! profiling events, next to a device-to-device copy of the same text.
+//! profiling events, next to a device-to-device copy of the same text;
+//! also the DFA kernel for a regex set (`gsearch-bench-dfa`).
 
 use std::time::Duration;
 
 use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
 
 use crate::engine::LiteralSet;
+use crate::engine::dfa_table::DfaSet;
 
 use super::cache::ProgramCache;
 use super::device::DeviceInfo;
@@ -59,8 +61,32 @@ impl KernelTimer {
             work_group,
             iters,
             fault: None,
+            dfa: None,
         };
         let gpu = Gpu::new(info, kind, &set.patterns, set.fold_ascii, &cfg)?;
+        let out = alloc(gpu.context(), CL_MEM_READ_WRITE, RESULT_CAP)
+            .map_err(cl("allocating the result buffer"))?;
+        let count =
+            alloc(gpu.context(), CL_MEM_READ_WRITE, 16).map_err(cl("allocating the counter"))?;
+        Ok(KernelTimer { gpu, out, count })
+    }
+
+    /// Builds the DFA kernel (`dfa.cl`) for `set`'s groups on `info`, with
+    /// work-groups of at most `work_group` (`GSEARCH_DFA_SEG` sets the
+    /// bytes per work-item). Matches are candidate lines, once per group.
+    pub fn new_dfa(
+        info: &DeviceInfo,
+        set: &DfaSet,
+        work_group: Option<usize>,
+    ) -> Result<KernelTimer, String> {
+        let cfg = GpuConfig {
+            cache: &ProgramCache::default_location(),
+            work_group,
+            iters: 1,
+            fault: None,
+            dfa: Some(set),
+        };
+        let gpu = Gpu::new(info, KernelKind::Dfa, &[], false, &cfg)?;
         let out = alloc(gpu.context(), CL_MEM_READ_WRITE, RESULT_CAP)
             .map_err(cl("allocating the result buffer"))?;
         let count =

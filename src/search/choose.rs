@@ -8,7 +8,9 @@ use anyhow::bail;
 
 use crate::cli::EngineArg;
 use crate::cli::config::Config;
-use crate::engine::LiteralSet;
+use crate::engine::dfa_table::DfaSpec;
+use crate::engine::{EngineError, LiteralSet};
+use crate::matcher::plan::is_case_insensitive;
 use crate::opencl::{DeviceSelector, OpenClEngine};
 use crate::walk::explicit_bytes;
 
@@ -26,7 +28,9 @@ pub fn auto_min_bytes() -> u64 {
 }
 
 /// The device engine to use for the plan's literal set, or `None` for the
-/// CPU engine.
+/// CPU engine. Without a literal set the patterns are regexes: the device
+/// runs them as DFAs that decide candidate lines (`OpenClEngine::new_dfa`),
+/// unless a pattern's DFA is too big (then the CPU engine runs them).
 pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Option<OpenClEngine>> {
     // Decoded, decompressed, preprocessed or multiline input, and options
     // only ripgrep's searcher and printers honour (`--crlf`, `--passthru`,
@@ -35,9 +39,7 @@ pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Opt
         return Ok(None);
     }
     let Some(set) = literals else {
-        // No literal for a kernel to look for: the CPU engine runs the
-        // regex whatever engine was asked for (`--stats` says so).
-        return Ok(None);
+        return dfa_engine(cfg);
     };
     match cfg.engine {
         EngineArg::Cpu => Ok(None),
@@ -49,14 +51,61 @@ pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Opt
             }
         }
         EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
-            let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
-            if !big || stops_early(cfg) || cfg.paths.iter().any(|p| p.as_os_str() == "-") {
+            if !auto_may_start_device(cfg) {
                 return Ok(None);
             }
             let sel = selector(cfg, DeviceSelector::Auto);
             Ok(OpenClEngine::new(&sel, set).ok())
         }
     }
+}
+
+/// The DFA engine for a regex plan, as [`engine`] decides for literals.
+fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<OpenClEngine>> {
+    if cfg.patterns.is_empty() {
+        return Ok(None);
+    }
+    let spec = DfaSpec {
+        patterns: cfg.patterns.clone(),
+        fixed_strings: cfg.fixed_strings,
+        case_insensitive: is_case_insensitive(cfg),
+    };
+    match cfg.engine {
+        EngineArg::Cpu => Ok(None),
+        EngineArg::Opencl => {
+            let sel = selector(cfg, DeviceSelector::Explicit);
+            match OpenClEngine::new_dfa(&sel, &spec) {
+                Ok(e) => Ok(Some(e)),
+                // Too big a DFA (or a pattern the parser refuses, which
+                // the exact matcher then reports): the CPU engine.
+                Err(EngineError::Unsupported(_)) => Ok(None),
+                Err(e) => bail!("the OpenCL engine is not available: {e}"),
+            }
+        }
+        EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
+            if !auto_may_start_device(cfg) || cfg.patterns.len() > AUTO_MAX_DFA_PATTERNS {
+                return Ok(None);
+            }
+            let sel = selector(cfg, DeviceSelector::Auto);
+            Ok(OpenClEngine::new_dfa(&sel, &spec).ok().filter(|e| {
+                e.dfa_set()
+                    .is_some_and(|d| d.groups.len() <= AUTO_MAX_DFA_GROUPS)
+            }))
+        }
+    }
+}
+
+/// `auto` runs a regex set on the device only when it is small: every DFA
+/// group is one more pass over the text, and the tables of a big set take
+/// seconds to build (guesses until `gsearch-bench-dfa` has run on a GPU).
+const AUTO_MAX_DFA_PATTERNS: usize = 64;
+const AUTO_MAX_DFA_GROUPS: usize = 8;
+
+/// Whether `auto` may start a device at all: big explicit files (not
+/// standard input) and a search that reads them whole.
+fn auto_may_start_device(cfg: &Config) -> bool {
+    let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
+    big && !stops_early(cfg) && !cfg.paths.iter().any(|p| p.as_os_str() == "-")
 }
 
 /// Searches that end a file at its first matching line (`-l`,

@@ -365,6 +365,18 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         format!("kernel: {}", engine.kernel_name()),
         format!("patterns: {}", plan.describe()),
     ];
+    if let Some(d) = engine.dfa_set() {
+        report.push(format!(
+            "dfa: the device decided candidate lines with {}; {} candidate lines confirmed \
+             on the CPU{}",
+            d.describe(),
+            fin.candidates,
+            match &fin.stats {
+                Some(s) => format!(", {} matched", s.matched_lines()),
+                None => String::new(),
+            }
+        ));
+    }
     report.extend(stage_lines(&stage));
     if fin.numbered_files + fin.counted_files > 0 {
         report.push(format!(
@@ -413,6 +425,9 @@ struct Finisher<'a> {
     counted_files: u64,
     /// See [`Source::cut`].
     cut: Arc<AtomicU64>,
+    /// Offsets (or distinct lines, for line batches) the engine returned:
+    /// for the DFA kernel, the candidate lines the CPU confirmed.
+    candidates: u64,
 }
 
 impl<'a> Finisher<'a> {
@@ -441,11 +456,13 @@ impl<'a> Finisher<'a> {
             numbered_files: 0,
             counted_files: 0,
             cut: Arc::new(AtomicU64::new(u64::MAX)),
+            candidates: 0,
         }
     }
 
     /// Finishes one batch; returns false to stop the stream.
     fn batch(&mut self, pieces: Vec<Piece>, bytes: &[u8], offsets: &[u64]) -> bool {
+        self.candidates += offsets.len() as u64;
         let mut i = 0;
         for p in pieces {
             if self.stop {
@@ -467,6 +484,7 @@ impl<'a> Finisher<'a> {
     /// Finishes one batch that came back as distinct matching lines (a
     /// chunk of a big file, see `Source::wants_lines`).
     fn batch_lines(&mut self, pieces: Vec<Piece>, bytes: &[u8], lines: BatchLines) -> bool {
+        self.candidates += lines.distinct() as u64;
         for p in pieces {
             if self.stop {
                 break;

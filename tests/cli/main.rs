@@ -13,6 +13,7 @@ mod util;
 mod args;
 mod binary;
 mod context;
+mod dfa;
 mod exit;
 mod flags_output;
 mod generate;

@@ -1,0 +1,145 @@
+// dfa.cl: candidate lines of regex patterns, decided by dense DFAs built on
+// the host (src/engine/dfa_table.rs, over-approximations of the patterns:
+// every line the exact regex matches is a candidate; the CPU confirms).
+//
+// Kernel `dfa_lines` (build `-D WG=`; 2-D NDRange: dimension 0 covers the
+// text in segments of `seg` bytes, one per work-item, in work-groups of WG;
+// dimension 1 is the DFA group, local size 1):
+//
+//   #  argument
+//   0  global const uchar  *text     n bytes (+ padding)
+//   1  uint                 n
+//   2  uint                 seg       bytes per work-item
+//   3  global const uint4  *groups    per group: x = table offset (entries,
+//                                     into t16 or t32), y = premultiplied
+//                                     start state, z = 1: u16 table copied
+//                                     to local memory, 0: u32 table read
+//                                     from global memory, w = entries
+//   4  global const uchar  *classes   256 byte classes per group
+//   5  global const ushort *t16       the local groups' tables
+//   6  global const uint   *t32       the global groups' tables
+//   7  global uint         *out       start offsets of candidate lines
+//   8  uint                 cap       entries of out
+//   9  global uint         *count     lines found (may exceed cap: the host
+//                                     then runs the batch again, bigger)
+//  10  local ushort        *ltab      max local entries
+//  11  local uchar         *lcls      256
+//
+// Table entry t[s + class(b)]: the next state's premultiplied index (state
+// x classes), its top bit (0x8000 in u16, 0x80000000 in u32) set when that
+// state is a match state (a match ended before byte b). Work-item i takes
+// the lines that start in [i x seg, (i + 1) x seg) (line starts: 0 and
+// after each '\n'), runs each from its start state byte by byte until a
+// match flag (records the line start, skips to the next line) or the '\n'
+// ending it (fed to the DFA, which flags a match ending just before it),
+// past the segment end when the line goes on. The end of the text counts as
+// a '\n'. The line starting at 0 and an unterminated last line are always
+// recorded: a batch may be a chunk of a bigger file, cut inside a line.
+// A line is recorded at most once per group (the host sorts and dedupes
+// the groups' results).
+
+#ifndef WG
+#define WG 64
+#endif
+
+// Text bytes come from 16-byte aligned vector loads kept in registers (one
+// global load per 16 bytes of a work-item's walk); `-D DFA_BYTE_LOADS`
+// loads byte by byte instead (for comparison). The text buffer holds at
+// least 16 bytes of padding after n, so the last vector is in bounds.
+#if !defined(__ENDIAN_LITTLE__) && !defined(DFA_BYTE_LOADS)
+#define DFA_BYTE_LOADS
+#endif
+#ifdef DFA_BYTE_LOADS
+#define TEXT_AT(i) text[i]
+#else
+#define TEXT_AT(i) text_at(text, (i), &cw, &cv)
+inline uchar text_at(global const uchar *text, uint i, uint *cw, uint4 *cv)
+{
+    uint w = i >> 4;
+    if (w != *cw) {
+        *cw = w;
+        *cv = ((global const uint4 *)text)[w];
+    }
+    uint4 v = *cv;
+    uint k = (i >> 2) & 3;
+    uint x = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+    return (uchar)(x >> ((i & 3) * 8));
+}
+#endif
+
+#define DFA_SCAN(T, FLAG)                                                     \
+    while (p < e) {                                                           \
+        uint ls = p;                                                          \
+        uint s = start;                                                       \
+        uint hit = 0;                                                         \
+        for (;;) {                                                            \
+            uchar b = p < n ? TEXT_AT(p) : (uchar)'\n';                       \
+            uint x = T[s + cls[b]];                                           \
+            if (x & FLAG) {                                                   \
+                hit = 1;                                                      \
+                break;                                                        \
+            }                                                                 \
+            if (b == '\n')                                                    \
+                break;                                                        \
+            s = x;                                                            \
+            p++;                                                              \
+        }                                                                     \
+        while (p < n && TEXT_AT(p) != '\n')                                   \
+            p++;                                                              \
+        if (p >= n && (n == 0 || TEXT_AT(n - 1) != '\n'))                     \
+            hit = 1;                                                          \
+        if (hit) {                                                            \
+            uint k = atomic_inc(count);                                       \
+            if (k < cap)                                                      \
+                out[k] = ls;                                                  \
+        }                                                                     \
+        p++;                                                                  \
+    }
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+dfa_lines(global const uchar *text, uint n, uint seg, global const uint4 *groups,
+          global const uchar *classes, global const ushort *t16,
+          global const uint *t32, global uint *out, uint cap,
+          global uint *count, local ushort *ltab, local uchar *lcls)
+{
+    uint g = get_global_id(1);
+    uint4 d = groups[g];
+    uint lid = get_local_id(0);
+    global const uchar *gc = classes + (size_t)g * 256;
+    for (uint i = lid; i < 256; i += WG)
+        lcls[i] = gc[i];
+    if (d.z) {
+        global const ushort *src = t16 + d.x;
+        for (uint i = lid; i < d.w; i += WG)
+            ltab[i] = src[i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    local const uchar *cls = lcls;
+    uint gi = get_global_id(0);
+    uint s0 = gi * seg;
+    if (s0 >= n || seg == 0)
+        return;
+    uint e = s0 + seg < n ? s0 + seg : n;
+    if (gi == 0 && g == 0) {
+        // Offset 0 may continue a line of the previous chunk.
+        uint k = atomic_inc(count);
+        if (k < cap)
+            out[k] = 0;
+    }
+    // The first line start at or after s0.
+    uint cw = 0xffffffffu;
+    uint4 cv = (uint4)(0);
+    uint p = s0;
+    if (p > 0)
+        while (p < e && TEXT_AT(p - 1) != '\n')
+            p++;
+    uint start = d.y;
+    if (d.z) {
+        local const ushort *T = ltab;
+        DFA_SCAN(T, 0x8000u)
+    } else {
+        global const uint *T = t32 + d.x;
+        DFA_SCAN(T, 0x80000000u)
+    }
+}

@@ -1,0 +1,201 @@
+//! DFA kernel benchmark: times `kernels/dfa.cl` on device-resident text for
+//! generated secret-scanner rule sets (~15, ~200 and ~1,000 rules by
+//! default) next to a device-to-device copy of the same text, and prints a
+//! markdown table with the groups and table sizes of each set.
+//!
+//! Usage: gsearch-bench-dfa [--size 256M] [--runs 5] [--rules 15,200,1000]
+//!        [--seg 256,1024,4096] [--device SEL] [--no-check]
+//! Environment: GSEARCH_BENCH_SIZE, GSEARCH_BENCH_RUNS, GSEARCH_BENCH_WG,
+//! GSEARCH_OPENCL_DEVICE. `--check` (on unless `--no-check`) compares the
+//! kernel's line count with the host's tables on the same text (slow on
+//! big texts with many rules).
+
+mod rules;
+#[allow(dead_code)]
+#[path = "../gsearch-bench-kernels/size.rs"]
+mod size;
+#[allow(dead_code)]
+#[path = "../gsearch-bench-kernels/text.rs"]
+mod text;
+
+use std::time::{Duration, Instant};
+
+use gsearch::engine::dfa_table::{DfaLimits, DfaSet, DfaSpec};
+use gsearch::opencl::{DeviceSelector, KernelTimer, select};
+
+struct Config {
+    size: usize,
+    runs: usize,
+    rules: Vec<usize>,
+    segs: Vec<usize>,
+    selector: DeviceSelector,
+    work_group: Option<usize>,
+    check: bool,
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: gsearch-bench-dfa [--size BYTES|64M|1G] [--runs N] [--rules N,N,..] \
+         [--seg N,N,..] [--device SEL] [--no-check]"
+    );
+    std::process::exit(2);
+}
+
+fn list(s: &str) -> Vec<usize> {
+    let v: Vec<usize> = s.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+    if v.is_empty() {
+        usage()
+    }
+    v
+}
+
+fn config() -> Config {
+    let env = |k: &str| std::env::var(k).ok();
+    let mut c = Config {
+        size: env("GSEARCH_BENCH_SIZE")
+            .and_then(|s| size::parse_size(&s))
+            .unwrap_or(256 << 20),
+        runs: env("GSEARCH_BENCH_RUNS")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(5),
+        rules: vec![15, 200, 1000],
+        segs: vec![1024],
+        selector: env("GSEARCH_OPENCL_DEVICE")
+            .map(|d| DeviceSelector::parse(&d))
+            .unwrap_or(DeviceSelector::Auto),
+        work_group: env("GSEARCH_BENCH_WG").and_then(|s| s.parse().ok()),
+        check: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut val = || args.next().unwrap_or_else(|| usage());
+        match a.as_str() {
+            "--size" => c.size = size::parse_size(&val()).unwrap_or_else(|| usage()),
+            "--runs" => c.runs = val().parse().unwrap_or_else(|_| usage()),
+            "--rules" => c.rules = list(&val()),
+            "--seg" => c.segs = list(&val()),
+            "--device" => c.selector = DeviceSelector::parse(&val()),
+            "--no-check" => c.check = false,
+            _ => usage(),
+        }
+    }
+    c
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn gbps(bytes: usize, d: Duration) -> f64 {
+    if d.is_zero() {
+        0.0
+    } else {
+        bytes as f64 / d.as_secs_f64() / 1e9
+    }
+}
+
+/// What the kernel counts: per group, the lines it accepts (and an
+/// unterminated last line), plus offset 0 once.
+fn host_count(set: &DfaSet, text: &[u8]) -> u64 {
+    let mut n = 1;
+    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    let last_open = !text.ends_with(b"\n");
+    for g in &set.groups {
+        for (i, l) in lines.iter().enumerate() {
+            let last = i + 1 == lines.len();
+            if last && l.is_empty() && !last_open {
+                continue;
+            }
+            if (last && last_open) || g.accepts(l) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+fn main() {
+    let c = config();
+    match run(&c) {
+        Ok(s) => print!("{s}"),
+        Err(e) => {
+            eprintln!("gsearch-bench-dfa: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn run(c: &Config) -> Result<String, String> {
+    let info = select(&c.selector).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let hay = rules::plant(text::realistic_text(c.size, 0x9E37_79B9), 97);
+    let gen_time = t.elapsed();
+    let mut s = format!(
+        "# DFA kernel on {} ({}; local memory {} KiB)\n\n{} MiB of text (generated in {:.1} s, \
+         one line in 97 a planted secret), median of {} runs\n\n",
+        info.name,
+        info.platform,
+        info.local_mem >> 10,
+        c.size >> 20,
+        gen_time.as_secs_f64(),
+        c.runs
+    );
+    s += "| rules | groups (local) | states | table bytes (largest) | build ms | seg | work-group \
+          | kernel GB/s | copy GB/s | lines found | check |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for &n in &c.rules {
+        let spec = DfaSpec {
+            patterns: rules::rules(n),
+            fixed_strings: false,
+            case_insensitive: false,
+        };
+        let t = Instant::now();
+        let set = DfaSet::build(&spec, DfaLimits::for_local_mem(info.local_mem))?;
+        let build = t.elapsed();
+        let states: u64 = set.groups.iter().map(|g| u64::from(g.states)).sum();
+        let bytes: usize = set.groups.iter().map(|g| g.table_bytes()).sum();
+        let largest = set
+            .groups
+            .iter()
+            .map(|g| g.table_bytes())
+            .max()
+            .unwrap_or(0);
+        let expect = c.check.then(|| host_count(&set, &hay));
+        for &seg in &c.segs {
+            // SAFETY: single-threaded here; read when the timer is built.
+            unsafe { std::env::set_var("GSEARCH_DFA_SEG", seg.to_string()) };
+            let mut timer = KernelTimer::new_dfa(&info, &set, c.work_group)?;
+            let text = timer.upload(&hay)?;
+            let copy = median(timer.time_copies(&text, c.runs)?);
+            let mut times = Vec::new();
+            let mut found = 0;
+            for i in 0..=c.runs {
+                let (d, n) = timer.time_match(&text)?;
+                found = n;
+                if i > 0 {
+                    times.push(d);
+                }
+            }
+            let check = match expect {
+                Some(e) if e == found => "ok".to_string(),
+                Some(e) => format!("MISMATCH (host {e})"),
+                None => "-".to_string(),
+            };
+            s += &format!(
+                "| {n} | {} ({}) | {states} | {bytes} ({largest}) | {:.0} | {seg} | {} | {:.2} | \
+                 {:.2} | {found} | {check} |\n",
+                set.groups.len(),
+                set.local_groups(),
+                build.as_secs_f64() * 1e3,
+                timer.work_group(),
+                gbps(hay.len(), median(times)),
+                gbps(hay.len(), copy),
+            );
+        }
+    }
+    s += "\nlines found: candidate lines recorded by the kernel, once per group that accepts \
+          them (the engine sorts and dedupes); the copy is a device-to-device copy of the same \
+          text. `GSEARCH_DFA_SEG` / `--seg`: bytes per work-item.\n";
+    Ok(s)
+}

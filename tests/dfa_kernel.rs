@@ -1,0 +1,273 @@
+//! The DFA kernel (`kernels/dfa.cl`) on whatever OpenCL device exists
+//! (PoCL in CI): its candidate lines equal the host reference
+//! (`DfaSet::candidate_lines`) and are a superset of the lines the exact
+//! regex matches; several groups, global-memory groups, result-buffer
+//! overflow and injected device faults lose nothing; and the command line
+//! answers as the CPU engine does.
+
+use std::process::Command;
+
+use gsearch::engine::dfa_table::{DfaLimits, DfaSet, DfaSpec};
+use gsearch::engine::{Batch, BatchEngine};
+use gsearch::opencl::*;
+use proptest::prelude::*;
+use regex_automata::meta::Regex;
+use regex_automata::util::syntax;
+
+mod common;
+use common::{byte, have_device};
+
+fn spec(patterns: &[String], ci: bool) -> DfaSpec {
+    DfaSpec {
+        patterns: patterns.to_vec(),
+        fixed_strings: false,
+        case_insensitive: ci,
+    }
+}
+
+fn opts(batch: usize) -> EngineOptions {
+    EngineOptions {
+        batch_bytes: batch,
+        warn_on_stderr: false,
+        ..EngineOptions::default()
+    }
+}
+
+fn engine(s: &DfaSpec, o: EngineOptions) -> OpenClEngine {
+    OpenClEngine::dfa_with_options(&DeviceSelector::Explicit, s, o).expect("dfa engine")
+}
+
+fn search(e: &OpenClEngine, hay: &[u8]) -> Vec<u64> {
+    e.search(&Batch {
+        data: hay,
+        spans: &[],
+    })
+    .expect("search")
+    .offsets
+}
+
+/// Start offsets of the lines the exact regex matches (line by line, as
+/// ripgrep decides them).
+fn exact_lines(patterns: &[String], ci: bool, hay: &[u8]) -> Vec<u64> {
+    let re = Regex::builder()
+        .syntax(
+            syntax::Config::new()
+                .utf8(false)
+                .unicode(true)
+                .multi_line(true)
+                .case_insensitive(ci),
+        )
+        .configure(Regex::config().utf8_empty(false))
+        .build_many(patterns)
+        .expect("regex");
+    let mut out = Vec::new();
+    let mut start = 0;
+    for line in hay.split(|&b| b == b'\n') {
+        if start < hay.len() && re.is_match(line) {
+            out.push(start as u64);
+        }
+        start += line.len() + 1;
+    }
+    out
+}
+
+fn is_superset(big: &[u64], small: &[u64]) -> bool {
+    small.iter().all(|x| big.binary_search(x).is_ok())
+}
+
+fn check(patterns: &[String], ci: bool, hay: &[u8]) {
+    let s = spec(patterns, ci);
+    let e = engine(&s, opts(1 << 16));
+    let host = e.dfa_set().expect("tables").candidate_lines(hay);
+    let exact = exact_lines(patterns, ci, hay);
+    assert!(is_superset(&host, &exact), "host {host:?} exact {exact:?}");
+    // One batch: exactly the host reference of the device's tables.
+    assert_eq!(search(&e, hay), host, "{patterns:?}");
+    // Chunks of 97 bytes: still a superset.
+    let e = engine(&s, opts(97));
+    let small = search(&e, hay);
+    assert!(
+        is_superset(&small, &exact),
+        "{patterns:?}: {small:?} vs {exact:?}"
+    );
+}
+
+/// Small regexes over the text alphabet of `common::byte`, with classes,
+/// repetitions, anchors, word boundaries and Unicode classes.
+fn regex() -> impl Strategy<Value = String> {
+    let atom = prop_oneof![
+        Just("a".to_string()),
+        Just("b".to_string()),
+        Just("A".to_string()),
+        Just("é".to_string()),
+        Just("[ab]".to_string()),
+        Just("[^a]".to_string()),
+        Just(r"\w".to_string()),
+        Just(r"\W".to_string()),
+        Just(r"\s".to_string()),
+        Just(r"\S".to_string()),
+        Just(r"\d".to_string()),
+        Just(".".to_string()),
+        Just(r"\b".to_string()),
+        Just("^".to_string()),
+        Just("$".to_string()),
+        Just(r"\p{L}".to_string()),
+    ];
+    let rep = (atom, 0..6usize).prop_map(|(a, r)| match r {
+        0 => format!("(?:{a})*"),
+        1 => format!("(?:{a})+"),
+        2 => format!("(?:{a}){{2,3}}"),
+        3 => format!("(?:{a})?"),
+        _ => a,
+    });
+    proptest::collection::vec(rep, 1..5).prop_flat_map(|parts| {
+        let joined = parts.concat();
+        prop_oneof![
+            Just(joined.clone()),
+            Just(format!("(?i){joined}")),
+            Just(format!("{joined}|ab")),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn device_lines_are_the_reference_and_a_superset(
+        pats in proptest::collection::vec(regex(), 1..4),
+        ci in any::<bool>(),
+        hay in proptest::collection::vec(byte(), 0..500),
+    ) {
+        if have_device() {
+            check(&pats, ci, &hay);
+        }
+    }
+}
+
+fn lcg_text(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed;
+    let alphabet = b"abcdefghij 0123456789ABCDEF=:\n\n";
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            alphabet[(x >> 33) as usize % alphabet.len()]
+        })
+        .collect()
+}
+
+#[test]
+fn many_groups_local_and_global() {
+    if !have_device() {
+        return;
+    }
+    let pats: Vec<String> = (0..150)
+        .map(|i| {
+            format!(
+                r"\b{}[0-9A-F]{{{}}}\b",
+                (b'a' + (i % 10) as u8) as char,
+                2 + i % 5
+            )
+        })
+        .chain([r"(?i)key\s*[:=]\s*\S{3,}".to_string()])
+        .collect();
+    let hay = lcg_text(60_000, 3);
+    let s = spec(&pats, false);
+    // The grouping for an H100's 48 KiB of local memory.
+    let set = DfaSet::build(&s, DfaLimits::for_local_mem(48 << 10)).unwrap();
+    assert!(set.groups.len() > 1, "{}", set.describe());
+    assert!(
+        set.groups
+            .iter()
+            .all(|g| g.local && g.table_bytes() <= 47 << 10)
+    );
+    let e = engine(&s, opts(1 << 20));
+    let set = e.dfa_set().unwrap();
+    assert!(set.groups.len() > 1, "{}", set.describe());
+    let host = set.candidate_lines(&hay);
+    let exact = exact_lines(&pats, false, &hay);
+    assert!(is_superset(&host, &exact));
+    assert_eq!(search(&e, &hay), host);
+    // Result-buffer overflow: the batch runs again with a bigger buffer.
+    let mut o = opts(1 << 20);
+    o.initial_out_entries = Some(4);
+    let e = engine(&s, o);
+    assert_eq!(search(&e, &hay), host);
+}
+
+#[test]
+fn global_memory_groups() {
+    if !have_device() {
+        return;
+    }
+    let pats: Vec<String> = vec![r"[a-f]{3}\d".into(), r"(?i)E=\w+".into()];
+    let hay = lcg_text(20_000, 5);
+    let s = spec(&pats, false);
+    let exact = exact_lines(&pats, false, &hay);
+    // SAFETY of the test: env is read when the engine is built; no other
+    // test in this crate reads this variable.
+    unsafe { std::env::set_var("GSEARCH_DFA_LOCAL_BYTES", "0") };
+    let e = engine(&s, opts(1 << 20));
+    unsafe { std::env::remove_var("GSEARCH_DFA_LOCAL_BYTES") };
+    let d = e.dfa_set().unwrap();
+    assert_eq!(d.local_groups(), 0, "{}", d.describe());
+    let host = d.candidate_lines(&hay);
+    assert!(is_superset(&host, &exact));
+    assert_eq!(search(&e, &hay), host);
+}
+
+#[test]
+fn faults_lose_nothing() {
+    if !have_device() {
+        return;
+    }
+    let pats: Vec<String> = vec![r"\d{2}[A-F]".into()];
+    let hay = lcg_text(20_000, 9);
+    let s = spec(&pats, false);
+    let exact = exact_lines(&pats, false, &hay);
+    for f in ["build", "alloc", "enqueue", "enqueue@3", "lost", "lost@2"] {
+        let mut o = opts(700);
+        o.fault = Fault::parse(f);
+        let e = engine(&s, o);
+        let got = search(&e, &hay);
+        assert!(is_superset(&got, &exact), "{f}");
+        assert!(e.is_degraded(), "{f}");
+    }
+}
+
+/// The command line with `--engine opencl` answers as `--engine cpu`.
+fn gsearch(engine: &str, args: &[&str], dir: &std::path::Path) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_gsearch"))
+        .current_dir(dir)
+        .env("GSEARCH_ENGINE", engine)
+        .env("GSEARCH_BATCH_BYTES", "256")
+        .args(args)
+        .output()
+        .expect("run gsearch");
+    let mut v = out.stdout;
+    v.extend_from_slice(format!("exit {:?}", out.status.code()).as_bytes());
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn command_line_equals_cpu(
+        pat in regex(),
+        hay in proptest::collection::vec(byte(), 0..1500),
+        flags in 0..4usize,
+    ) {
+        if have_device() {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("t.txt"), &hay).unwrap();
+            let flag = ["-n", "-c", "-o", "-w"][flags];
+            let args = ["-a", flag, "-e", pat.as_str(), "t.txt"];
+            let cpu = gsearch("cpu", &args, dir.path());
+            let dev = gsearch("opencl", &args, dir.path());
+            prop_assert_eq!(String::from_utf8_lossy(&dev), String::from_utf8_lossy(&cpu));
+        }
+    }
+}
