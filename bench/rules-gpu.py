@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Regex rule sets on the GPU machine (issue 19): each rule set of bench/rules (15, 200,
+1,000 regexes from scripts/make-rules) on one big page-cached file, with gsearch's CPU
+engine, its device engine (DFA kernels, --engine opencl), auto, ripgrep and Hyperscan on
+every core; wall time (median of RUNS after one warm-up), peak RSS, the count of matching
+lines (checked against each other), and gsearch's --stats lines for the device run.
+
+Binaries in .carry/ (gsearch, rg). A run past TIMEOUT seconds is stopped and marked.
+Usage: bench/rules-gpu.py FILE [RUNS] [TIMEOUT]   (writes the table to stdout)"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CARRY = os.path.join(REPO, ".carry")
+RULES = os.path.join(REPO, "bench", "rules")
+
+
+def timed(argv, runs, timeout):
+    """Median wall, max RSS and the last output over a warm-up and `runs` runs."""
+    walls, rss, out = [], 0.0, b""
+    for i in range(runs + 1):
+        w, r, out = run_rss(argv, timeout)
+        if w is None:
+            return None, rss, out
+        if i:
+            walls.append(w)
+        rss = max(rss, r)
+    return statistics.median(walls), rss, out
+
+
+def run_rss(argv, timeout):
+    """One run, its wall time and peak RSS taken with wait4 on the very process."""
+    start = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = start + timeout
+    chunks = []
+    os.set_blocking(p.stdout.fileno(), False)
+    while True:
+        try:
+            data = p.stdout.read()
+            if data:
+                chunks.append(data)
+        except BlockingIOError:
+            pass
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            rest = p.stdout.read() or b""
+            chunks.append(rest)
+            p.returncode = status
+            return time.perf_counter() - start, usage.ru_maxrss / 1024, b"".join(chunks)
+        if time.perf_counter() > deadline:
+            p.kill()
+            os.wait4(p.pid, 0)
+            return None, 0.0, b""
+        time.sleep(0.002)
+
+
+def count(out):
+    try:
+        return int(out.split(b"\n")[0])
+    except ValueError:
+        return None
+
+
+def main():
+    path = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 60
+    size = os.path.getsize(path)
+    g, rg = os.path.join(CARRY, "gsearch"), os.path.join(CARRY, "rg")
+    print(f"file {path}: {size / 1e9:.2f} GB; runs {runs}; timeout {timeout:.0f} s\n")
+    print("| rules | tool | time | GB/s | peak RSS | matching lines |")
+    print("|---|---|---:|---:|---:|---|")
+    for n in (15, 200, 1000):
+        rules = os.path.join(RULES, f"rules-{n}.txt")
+        tools = [
+            ("gsearch --engine cpu", [g, "--engine", "cpu", "-c", "-f", rules, path]),
+            ("gsearch --engine opencl", [g, "--engine", "opencl", "-c", "-f", rules, path]),
+            ("gsearch (auto)", [g, "-c", "-f", rules, path]),
+            ("rg", [rg, "-c", "-f", rules, path]),
+        ]
+        for name, argv in tools:
+            t, rss, out = timed(argv, runs if name != "rg" else 1, timeout)
+            if t is None:
+                print(f"| {n} | {name} | > {timeout:.0f} s (stopped) | | | |", flush=True)
+                continue
+            c = count(out)
+            shown = c if c is not None else out[:120].decode(errors="replace").replace("\n", " ")
+            print(f"| {n} | {name} | {t:.3f} s | {size / t / 1e9:.2f} | {rss:.0f} MiB | {shown} |",
+                  flush=True)
+        _, _, out = run_rss([g, "--engine", "opencl", "--stats", "-c", "-f", rules, path], timeout)
+        lines = [l for l in out.decode(errors="replace").splitlines()
+                 if l.startswith(("engine", "kernel", "dfa", "patterns", "opencl", "  "))]
+        print("\n```\n--engine opencl --stats, " + f"{n} rules:\n" + "\n".join(lines) + "\n```\n")
+
+
+if __name__ == "__main__":
+    main()
