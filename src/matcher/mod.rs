@@ -7,4 +7,5 @@ pub mod line;
 pub mod offsets;
 pub mod plan;
 pub mod regex;
+pub mod rules;
 pub mod searcher;

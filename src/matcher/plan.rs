@@ -19,6 +19,7 @@ use crate::engine::hashed::{HASHED_MIN_PATTERNS, HashedLiterals};
 use crate::matcher::line::LineMatcher;
 use crate::matcher::regex::Background;
 pub use crate::matcher::regex::Regex;
+use crate::matcher::rules::{self, Parsed, RuleSet};
 
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
@@ -29,6 +30,9 @@ const MAX_CASE_VARIANTS: usize = 1024;
 /// How many case variants a whole set may expand to (identifiers average
 /// about 3 each).
 const MAX_FOLDED_LITERALS: usize = 4 * MAX_PREFILTER_LITERALS;
+/// From this many regexes up, the patterns are a rule set (see
+/// `matcher::rules`) rather than one alternation.
+pub const RULES_MIN_PATTERNS: usize = 3;
 
 /// The shape of a pattern set, which decides the engine path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +57,9 @@ pub struct Plan {
     pub exact_lines: bool,
     /// The CPU finder for a large exact literal set (see `engine::hashed`).
     pub hashed: Option<HashedLiterals>,
+    /// The patterns as a rule set, compiled in units (`matcher::rules`);
+    /// `matcher` is then unused.
+    pub rules: Option<RuleSet>,
 }
 
 /// A [`Plan`] whose regex is still being compiled on another thread: a
@@ -68,6 +75,7 @@ pub struct PendingPlan {
     exact_lines: bool,
     /// The hashed finder of a big set, built on its own thread.
     hashed: Background<Option<HashedLiterals>>,
+    rules: Option<anyhow::Result<RuleSet>>,
 }
 
 impl PendingPlan {
@@ -80,10 +88,11 @@ impl PendingPlan {
     /// ripgrep reports it), unless the regex is not needed yet.
     pub fn finish(self) -> anyhow::Result<Plan> {
         let hashed = self.hashed.join()?;
+        let rules = self.rules.transpose()?;
         // A case-sensitive set the hashed finder answers by itself needs no
         // regex to start searching (see [`Regex::get`]).
         let defer = !self.case_insensitive && hashed.as_ref().is_some_and(HashedLiterals::ranked);
-        if !defer {
+        if !defer && rules.is_none() {
             self.matcher.wait()?;
         }
         Ok(Plan {
@@ -92,6 +101,7 @@ impl PendingPlan {
             shape: self.shape,
             exact_lines: self.exact_lines,
             hashed,
+            rules,
         })
     }
 }
@@ -104,6 +114,9 @@ impl Plan {
     /// Starts compiling the regex on its own thread and works out the rest
     /// of the plan meanwhile.
     pub fn start(cfg: &Config) -> PendingPlan {
+        if is_rule_set(cfg) {
+            return Plan::start_rules(cfg);
+        }
         // A few short patterns compile in less time than a thread takes to
         // start and join (a one-line search is all start-up).
         let small =
@@ -157,6 +170,44 @@ impl Plan {
             shape,
             exact_lines,
             hashed,
+            rules: None,
+        }
+    }
+
+    /// A rule set's plan: each rule parsed with the set's case decision,
+    /// its factors found, and the units compiled (see `matcher::rules`).
+    fn start_rules(cfg: &Config) -> PendingPlan {
+        let case_insensitive = is_case_insensitive(cfg);
+        let case = if case_insensitive {
+            CaseMode::Insensitive
+        } else {
+            CaseMode::Sensitive
+        };
+        let spec = MatcherSpec {
+            case,
+            patterns: Vec::new(),
+            ..MatcherSpec::of(cfg)
+        };
+        let parsed = cfg
+            .patterns
+            .iter()
+            .map(|p| parse_rule(p, case_insensitive))
+            .collect();
+        let compile = Box::new(move |p: &[&str]| spec.build_many(p));
+        let rules =
+            RuleSet::new(&cfg.patterns, &cfg.pattern_origins, parsed, compile).map(|mut r| {
+                r.unicode_words |= cfg.boundary == Boundary::Word;
+                r
+            });
+        let none = anyhow::anyhow!("internal error: a rule set has no single regex");
+        PendingPlan {
+            matcher: Regex::new(Background::Done(Err(none))),
+            case_insensitive,
+            literals: None,
+            shape: Shape::Regex,
+            exact_lines: false,
+            hashed: Background::Done(None),
+            rules: Some(rules),
         }
     }
 
@@ -165,11 +216,24 @@ impl Plan {
         LineMatcher {
             regex: &self.matcher,
             fast: self.hashed.as_ref(),
+            rules: self.rules.as_ref(),
         }
     }
 
     /// A one-line description for `--stats`.
     pub fn describe(&self) -> String {
+        if let Some(r) = &self.rules {
+            let i = &r.info;
+            return format!(
+                "rule set of {} regexes in {} matcher(s), {} behind {} literal factor(s), \
+                 compiled in {:.1} ms",
+                i.rules,
+                i.units,
+                i.filtered,
+                i.factors,
+                i.compile.as_secs_f64() * 1000.0
+            );
+        }
         match (&self.shape, &self.literals) {
             (Shape::Literals, Some(s)) => format!(
                 "{} literal(s), lengths {}..={}{}",
@@ -215,6 +279,11 @@ impl MatcherSpec {
     }
 
     fn build(&self) -> anyhow::Result<RegexMatcher> {
+        self.build_many(&self.patterns)
+    }
+
+    /// `patterns` (in place of the spec's own) compiled as one alternation.
+    fn build_many<P: AsRef<str>>(&self, patterns: &[P]) -> anyhow::Result<RegexMatcher> {
         let mut b = RegexMatcherBuilder::new();
         b.multi_line(true)
             .unicode(true)
@@ -238,9 +307,41 @@ impl MatcherSpec {
         if self.ban_nul {
             b.ban_byte(Some(b'\x00'));
         }
-        b.build_many(&self.patterns)
-            .map_err(|e| anyhow::anyhow!("{e}"))
+        b.build_many(patterns).map_err(|e| anyhow::anyhow!("{e}"))
     }
+}
+
+/// Whether the patterns are a rule set: several regexes (literal lists
+/// have their own finders).
+fn is_rule_set(cfg: &Config) -> bool {
+    let regexes = || {
+        cfg.patterns
+            .iter()
+            .filter(|p| p.chars().any(regex_syntax::is_meta_character))
+            .count()
+    };
+    !cfg.fixed_strings
+        && cfg.patterns.len() >= RULES_MIN_PATTERNS
+        && cfg.patterns.iter().all(|p| !p.contains('\n'))
+        && regexes() > 0
+}
+
+/// One rule parsed as grep-regex parses it (with the set's case
+/// decision), and its literal factors.
+fn parse_rule(pattern: &str, case_insensitive: bool) -> Parsed {
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .unicode(true)
+        .octal(false)
+        .multi_line(true)
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(pattern)
+        .ok();
+    let factors = hir
+        .as_ref()
+        .and_then(|h| rules::factors(required(h, RULE_LIMITS)));
+    Parsed { hir, factors }
 }
 
 /// Whether the patterns are searched without regard to case, decided as
@@ -441,26 +542,47 @@ fn prefix_literals(pattern: &str, case_insensitive: bool) -> Option<(Vec<Vec<u8>
     // The extractor treats look-around (`^`, `$`, `\b`) as empty, so only
     // a pattern without any is exactly its literals.
     let no_look = hir.properties().look_set().is_empty();
-    if let Some((seq, true)) = extract_seq(&hir, ExtractKind::Prefix) {
+    if let Some((seq, true)) = extract_seq(&hir, ExtractKind::Prefix, PLAN_LIMITS) {
         return Some((seq, no_look));
     }
-    Some((required(&hir)?, false))
+    Some((required(&hir, PLAN_LIMITS)?, false))
 }
 
-fn extractor(kind: ExtractKind) -> Extractor {
+/// The extractor limits: the plan's (whole sets) or a rule's (see
+/// `matcher::rules`: small sets of factors, no class expansion beyond
+/// case variants).
+#[derive(Clone, Copy)]
+struct Limits {
+    class: usize,
+    repeat: usize,
+    total: usize,
+}
+
+const PLAN_LIMITS: Limits = Limits {
+    class: 16,
+    repeat: 16,
+    total: MAX_PREFILTER_LITERALS,
+};
+const RULE_LIMITS: Limits = Limits {
+    class: 3,
+    repeat: 4,
+    total: 256,
+};
+
+fn extractor(kind: ExtractKind, limits: Limits) -> Extractor {
     let mut ex = Extractor::new();
     ex.kind(kind)
-        .limit_class(16)
-        .limit_repeat(16)
+        .limit_class(limits.class)
+        .limit_repeat(limits.repeat)
         .limit_literal_len(64)
-        .limit_total(MAX_PREFILTER_LITERALS);
+        .limit_total(limits.total);
     ex
 }
 
 /// The finite literal sequence of `kind` for `hir`, if every literal is
 /// non-empty, and whether it is exact.
-fn extract_seq(hir: &Hir, kind: ExtractKind) -> Option<(Vec<Vec<u8>>, bool)> {
-    let seq = extractor(kind).extract(hir);
+fn extract_seq(hir: &Hir, kind: ExtractKind, limits: Limits) -> Option<(Vec<Vec<u8>>, bool)> {
+    let seq = extractor(kind, limits).extract(hir);
     let lits = seq.literals()?;
     if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
         return None;
@@ -470,22 +592,23 @@ fn extract_seq(hir: &Hir, kind: ExtractKind) -> Option<(Vec<Vec<u8>>, bool)> {
 }
 
 /// The best set of literals every match of `hir` must contain.
-fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+fn required(hir: &Hir, limits: Limits) -> Option<Vec<Vec<u8>>> {
     use regex_syntax::hir::HirKind;
     let mut options: Vec<Vec<Vec<u8>>> = Vec::new();
     for kind in [ExtractKind::Prefix, ExtractKind::Suffix] {
-        if let Some((l, _)) = extract_seq(hir, kind) {
+        if let Some((l, _)) = extract_seq(hir, kind, limits) {
             options.push(l);
         }
     }
+    let sub = |h: &Hir| required(h, limits);
     match hir.kind() {
-        HirKind::Concat(parts) => options.extend(parts.iter().filter_map(required)),
-        HirKind::Capture(c) => options.extend(required(&c.sub)),
-        HirKind::Repetition(r) if r.min >= 1 => options.extend(required(&r.sub)),
+        HirKind::Concat(parts) => options.extend(parts.iter().filter_map(sub)),
+        HirKind::Capture(c) => options.extend(sub(&c.sub)),
+        HirKind::Repetition(r) if r.min >= 1 => options.extend(sub(&r.sub)),
         HirKind::Alternation(branches) => {
             let mut union = Vec::new();
             for b in branches {
-                union.extend(required(b)?);
+                union.extend(sub(b)?);
             }
             options.push(union);
         }
