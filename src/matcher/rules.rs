@@ -373,10 +373,28 @@ fn report_bad_rule(
 ) -> anyhow::Result<()> {
     // A rule that does not parse alone may still compile (grep-regex
     // wraps it in a group): the first that fails is reported.
-    for (r, _) in parsed.iter().enumerate().filter(|(_, p)| p.hir.is_none()) {
+    // A rule that may match NUL is compiled now too: grep-regex refuses
+    // it unless searching binary files as text, and a rule with factors
+    // is otherwise compiled only where its factors occur.
+    let suspect = |p: &Parsed| p.hir.as_ref().is_none_or(matches_nul);
+    for (r, _) in parsed.iter().enumerate().filter(|(_, p)| suspect(p)) {
         rule_error(rules, origins, r, compile)?;
     }
     Ok(())
+}
+
+/// Whether `hir` holds a literal or class with the NUL byte.
+fn matches_nul(hir: &Hir) -> bool {
+    use regex_syntax::hir::Class;
+    match hir.kind() {
+        HirKind::Literal(l) => l.0.contains(&0),
+        HirKind::Class(Class::Unicode(c)) => c.ranges().first().is_some_and(|r| r.start() == '\0'),
+        HirKind::Class(Class::Bytes(c)) => c.ranges().first().is_some_and(|r| r.start() == 0),
+        HirKind::Repetition(r) => matches_nul(&r.sub),
+        HirKind::Capture(c) => matches_nul(&c.sub),
+        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(matches_nul),
+        _ => false,
+    }
 }
 
 /// Compiles rule `r` alone and reports its error, if it has one.
