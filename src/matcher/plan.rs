@@ -602,7 +602,10 @@ fn required(hir: &Hir, limits: Limits) -> Option<Vec<Vec<u8>>> {
     }
     let sub = |h: &Hir| required(h, limits);
     match hir.kind() {
-        HirKind::Concat(parts) => options.extend(parts.iter().filter_map(sub)),
+        HirKind::Concat(parts) => {
+            options.extend(parts.iter().filter_map(sub));
+            options.extend(inner_prefixes(parts, limits));
+        }
         HirKind::Capture(c) => options.extend(sub(&c.sub)),
         HirKind::Repetition(r) if r.min >= 1 => options.extend(sub(&r.sub)),
         HirKind::Alternation(branches) => {
@@ -615,6 +618,25 @@ fn required(hir: &Hir, limits: Limits) -> Option<Vec<Vec<u8>>> {
         _ => {}
     }
     options.into_iter().max_by_key(|l| score(l))
+}
+
+/// The prefixes of the concatenation's tails (`\w+rule250\s` gives
+/// `rule250`, where each piece alone gives one letter), for concatenations
+/// short enough to try each tail.
+fn inner_prefixes(parts: &[Hir], limits: Limits) -> Vec<Vec<Vec<u8>>> {
+    if parts.len() > 64 {
+        return Vec::new();
+    }
+    (1..parts.len())
+        .filter_map(|k| {
+            extract_seq(
+                &Hir::concat(parts[k..].to_vec()),
+                ExtractKind::Prefix,
+                limits,
+            )
+        })
+        .map(|(l, _)| l)
+        .collect()
 }
 
 /// Longer shortest literals filter better; fewer literals cost less.

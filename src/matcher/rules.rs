@@ -28,6 +28,9 @@ use regex_syntax::hir::{Hir, HirKind};
 
 /// How many factor-less rules share one matcher.
 pub const GROUP: usize = 16;
+/// The most NFA bytes (see [`nfa_size`]) a group of rules is given: a
+/// tenth of grep-regex's default size limit.
+const GROUP_BUDGET: usize = 10 << 20;
 /// The most factors (after ASCII case folding) one rule may have.
 const MAX_RULE_FACTORS: usize = 64;
 /// The shortest factor worth a prefilter.
@@ -383,20 +386,6 @@ fn report_bad_rule(
     Ok(())
 }
 
-/// Whether `hir` holds a literal or class with the NUL byte.
-fn matches_nul(hir: &Hir) -> bool {
-    use regex_syntax::hir::Class;
-    match hir.kind() {
-        HirKind::Literal(l) => l.0.contains(&0),
-        HirKind::Class(Class::Unicode(c)) => c.ranges().first().is_some_and(|r| r.start() == '\0'),
-        HirKind::Class(Class::Bytes(c)) => c.ranges().first().is_some_and(|r| r.start() == 0),
-        HirKind::Repetition(r) => matches_nul(&r.sub),
-        HirKind::Capture(c) => matches_nul(&c.sub),
-        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(matches_nul),
-        _ => false,
-    }
-}
-
 /// Compiles rule `r` alone and reports its error, if it has one.
 fn rule_error(
     rules: &[String],
@@ -415,6 +404,25 @@ fn rule_error(
 /// Where rule `r` came from.
 fn origin(origins: &[String], r: usize) -> &str {
     origins.get(r).map_or("pattern", String::as_str)
+}
+
+/// Whether `hir` holds a literal with the NUL byte or a class of NUL
+/// alone (what grep-regex refuses).
+fn matches_nul(hir: &Hir) -> bool {
+    use regex_syntax::hir::Class;
+    match hir.kind() {
+        HirKind::Literal(l) => l.0.contains(&0),
+        HirKind::Class(Class::Unicode(c)) => {
+            matches!(c.ranges(), [r] if r.start() == '\0' && r.end() == '\0')
+        }
+        HirKind::Class(Class::Bytes(c)) => {
+            matches!(c.ranges(), [r] if r.start() == 0 && r.end() == 0)
+        }
+        HirKind::Repetition(r) => matches_nul(&r.sub),
+        HirKind::Capture(c) => matches_nul(&c.sub),
+        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(matches_nul),
+        _ => false,
+    }
 }
 
 /// Where each rule's groups sit in the alternation, the named groups,
@@ -453,15 +461,40 @@ fn collect_names(hir: &Hir, base: usize, out: &mut Vec<(String, usize)>) {
 /// groups, in order), and each unit's factors.
 fn layout(parsed: &[Parsed]) -> Vec<Planned> {
     let mut plan = Vec::new();
-    let mut plain: Vec<usize> = Vec::new();
+    let mut group: Vec<usize> = Vec::new();
+    let mut groups = Vec::new();
+    let mut size = 0;
     for (r, p) in parsed.iter().enumerate() {
-        match &p.factors {
-            Some(f) => plan.push((vec![r], Some(f.clone()))),
-            None => plain.push(r),
+        if let Some(f) = &p.factors {
+            plan.push((vec![r], Some(f.clone())));
+            continue;
         }
+        let w = p.hir.as_ref().map_or(GROUP_BUDGET, nfa_size);
+        if !group.is_empty() && (group.len() == GROUP || size + w > GROUP_BUDGET) {
+            groups.push((std::mem::take(&mut group), None));
+            size = 0;
+        }
+        group.push(r);
+        size += w;
     }
-    plan.extend(plain.chunks(GROUP).map(|g| (g.to_vec(), None)));
+    groups.extend((!group.is_empty()).then_some((group, None)));
+    plan.extend(groups);
     plan
+}
+
+/// The size of `hir`'s Thompson NFA ([`GROUP_BUDGET`] if bigger), which
+/// the size limit bounds: groups are kept well under it, so that no group
+/// is compiled, found too big and split (each try of a big group of
+/// Unicode classes takes a good part of a second).
+fn nfa_size(hir: &Hir) -> usize {
+    use regex_automata::nfa::thompson;
+    let config = thompson::Config::new()
+        .nfa_size_limit(Some(GROUP_BUDGET))
+        .shrink(false);
+    thompson::Compiler::new()
+        .configure(config)
+        .build_from_hir(hir)
+        .map_or(GROUP_BUDGET, |n| n.memory_usage())
 }
 
 /// Compiles each unit; a group that does not compile (over the size

@@ -20,6 +20,7 @@ mod misc;
 mod output;
 mod patterns;
 mod regression;
+mod rules;
 mod walk;
 
 /// A small text most cases search. Line numbers matter: keep it stable.
