@@ -8,4 +8,6 @@ pub mod offsets;
 pub mod plan;
 pub mod regex;
 pub mod rules;
+#[cfg(test)]
+mod rules_props;
 pub mod searcher;

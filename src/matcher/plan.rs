@@ -757,3 +757,10 @@ mod tests {
         assert!(prefix_literals("\\w{5}\\s+\\w{5}", false).is_none());
     }
 }
+
+/// The single alternation of `cfg`'s patterns, as the plan compiles it
+/// when they are not a rule set (the reference of `rules_props`).
+#[cfg(test)]
+pub(super) fn joined_regex(cfg: &Config) -> anyhow::Result<RegexMatcher> {
+    MatcherSpec::of(cfg).build()
+}

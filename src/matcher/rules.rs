@@ -664,7 +664,11 @@ impl Matcher for RuleSet {
         let mut from = 0;
         while from < buf.len() {
             let to = self.window_end(buf, from);
-            if let Some(k) = self.candidate_in(&buf[from..to]) {
+            // An empty match at a window's end (`^` after its last line
+            // terminator) is the next window's business.
+            let found = self.candidate_in(&buf[from..to]);
+            let inside = |k: &LineMatchKind| to == buf.len() || kind_pos(k) < to - from;
+            if let Some(k) = found.filter(inside) {
                 return Ok(Some(match k {
                     LineMatchKind::Confirmed(p) => LineMatchKind::Confirmed(from + p),
                     LineMatchKind::Candidate(p) => LineMatchKind::Candidate(from + p),
