@@ -684,6 +684,13 @@ fn case_variants(lit: &[u8]) -> Option<Vec<Vec<u8>>> {
     Some(lits)
 }
 
+/// The single alternation of `cfg`'s patterns, as the plan compiles it
+/// when they are not a rule set (the reference of `rules_props`).
+#[cfg(test)]
+pub(super) fn joined_regex(cfg: &Config) -> anyhow::Result<RegexMatcher> {
+    MatcherSpec::of(cfg).build()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -756,11 +763,4 @@ mod tests {
         assert_eq!(l, vec![b".cuda(".to_vec()]);
         assert!(prefix_literals("\\w{5}\\s+\\w{5}", false).is_none());
     }
-}
-
-/// The single alternation of `cfg`'s patterns, as the plan compiles it
-/// when they are not a rule set (the reference of `rules_props`).
-#[cfg(test)]
-pub(super) fn joined_regex(cfg: &Config) -> anyhow::Result<RegexMatcher> {
-    MatcherSpec::of(cfg).build()
 }
