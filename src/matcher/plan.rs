@@ -188,6 +188,7 @@ impl Plan {
             patterns: Vec::new(),
             ..MatcherSpec::of(cfg)
         };
+        let started = std::time::Instant::now();
         let parsed = cfg
             .patterns
             .iter()
@@ -197,6 +198,7 @@ impl Plan {
         let rules =
             RuleSet::new(&cfg.patterns, &cfg.pattern_origins, parsed, compile).map(|mut r| {
                 r.unicode_words |= cfg.boundary == Boundary::Word;
+                r.info.compile = started.elapsed();
                 r
             });
         let none = anyhow::anyhow!("internal error: a rule set has no single regex");
@@ -620,14 +622,13 @@ fn required(hir: &Hir, limits: Limits) -> Option<Vec<Vec<u8>>> {
     options.into_iter().max_by_key(|l| score(l))
 }
 
-/// The prefixes of the concatenation's tails (`\w+rule250\s` gives
-/// `rule250`, where each piece alone gives one letter), for concatenations
-/// short enough to try each tail.
+/// The prefixes of the concatenation's tails that start a run of
+/// literal pieces (`\w+rule250\s` gives `rule250`, where each piece alone
+/// gives one letter; a tail starting inside a run gives less).
 fn inner_prefixes(parts: &[Hir], limits: Limits) -> Vec<Vec<Vec<u8>>> {
-    if parts.len() > 64 {
-        return Vec::new();
-    }
+    let small = |h: &Hir| is_small(h, limits.class);
     (1..parts.len())
+        .filter(|&k| small(&parts[k]) && !small(&parts[k - 1]))
         .filter_map(|k| {
             extract_seq(
                 &Hir::concat(parts[k..].to_vec()),
@@ -637,6 +638,18 @@ fn inner_prefixes(parts: &[Hir], limits: Limits) -> Vec<Vec<Vec<u8>>> {
         })
         .map(|(l, _)| l)
         .collect()
+}
+
+/// A literal, or a class of at most `class` characters (a letter's
+/// case variants).
+fn is_small(hir: &Hir, class: usize) -> bool {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Literal(_) => true,
+        HirKind::Class(Class::Unicode(c)) => c.iter().map(|r| r.len()).sum::<usize>() <= class,
+        HirKind::Class(Class::Bytes(c)) => c.iter().map(|r| r.len()).sum::<usize>() <= class,
+        _ => false,
+    }
 }
 
 /// Longer shortest literals filter better; fewer literals cost less.
