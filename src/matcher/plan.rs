@@ -342,14 +342,8 @@ fn parse_rule(pattern: &str, case_insensitive: bool) -> Parsed {
         .ok();
     let factors = hir
         .as_ref()
-        .and_then(|h| rules::factors(required(h, RULE_LIMITS), folds(pattern, case_insensitive)));
+        .and_then(|h| rules::factors(required(h, RULE_LIMITS)));
     Parsed { hir, factors }
-}
-
-/// Whether a rule's factors are searched for with ASCII case folded: the
-/// rule (or part of it, `(?i)`) ignores case.
-fn folds(pattern: &str, case_insensitive: bool) -> bool {
-    case_insensitive || pattern.contains("(?")
 }
 
 /// Whether the patterns are searched without regard to case, decided as

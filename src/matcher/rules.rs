@@ -50,7 +50,7 @@ pub struct RuleSet {
     units: Vec<Unit>,
     /// The units without factors, run on every line.
     always: Vec<usize>,
-    prefilter: Vec<Prefilter>,
+    prefilter: Option<Prefilter>,
     /// Each rule compiled alone, on first use (ties and captures).
     singles: Vec<OnceLock<Option<RegexMatcher>>>,
     /// The alternation's capture index of each rule's first group.
@@ -85,66 +85,23 @@ struct Unit {
     /// The rules it holds, in order.
     rules: Vec<usize>,
     /// The factors of its one rule, if it is run only where they occur.
-    factors: Option<Factors>,
+    factors: Option<Vec<Vec<u8>>>,
 }
 
 /// The rules of a unit to be, and their factors.
-type Planned = (Vec<usize>, Option<Factors>);
+type Planned = (Vec<usize>, Option<Vec<Vec<u8>>>);
 
-/// A rule's literal factors: exact, or ASCII-lowercased for a finder that
-/// folds ASCII case (a case-insensitive rule: folding only widens the
-/// candidates).
-#[derive(Clone, Debug)]
-pub struct Factors {
-    pub lits: Vec<Vec<u8>>,
-    pub folded: bool,
-}
-
-/// One finder of factors: exact ones (small sets get aho-corasick's
-/// vectorised searchers) or ASCII-folded ones.
 struct Prefilter {
     ac: AhoCorasick,
     /// The units each factor belongs to.
     owners: Vec<Vec<usize>>,
 }
 
-/// The next factor occurrence of each finder, kept while a search moves
-/// on through `hay[..to]` (a finder is asked again only once the search
-/// passed its occurrence, so one finder's frequent hits do not make the
-/// other rescan).
-struct Cursor<'a> {
-    hay: &'a [u8],
-    to: usize,
-    /// Per finder: where it was asked from, and what it found.
-    next: Vec<Option<(usize, Option<usize>)>>,
-}
-
-impl Cursor<'_> {
-    fn next(&mut self, set: &[Prefilter], from: usize) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for (f, slot) in set.iter().zip(self.next.iter_mut()) {
-            let stale = match *slot {
-                Some((_, Some(h))) => h < from,
-                Some((asked, None)) => asked > from,
-                None => true,
-            };
-            if stale {
-                let span = (from <= self.to).then(|| Input::new(self.hay).span(from..self.to));
-                *slot = Some((from, span.and_then(|i| f.ac.find(i)).map(|m| m.start())));
-            }
-            if let Some((_, Some(h))) = *slot {
-                best = Some(best.map_or(h, |b| b.min(h)));
-            }
-        }
-        best
-    }
-}
-
 /// One rule as parsed for the plan: its HIR (with the set's case
 /// decision), or `None` when it does not parse.
 pub struct Parsed {
     pub hir: Option<Hir>,
-    pub factors: Option<Factors>,
+    pub factors: Option<Vec<Vec<u8>>>,
 }
 
 impl RuleSet {
@@ -165,7 +122,7 @@ impl RuleSet {
             rules: rules.len(),
             units: units.len(),
             filtered: units.len() - always.len(),
-            factors: prefilter.iter().map(|f| f.owners.len()).sum(),
+            factors: prefilter.as_ref().map_or(0, |p| p.owners.len()),
             compile: started.elapsed(),
         };
         // What grep-regex decides: text anchors (`\A`, `\z`) take the slow
@@ -220,23 +177,25 @@ impl RuleSet {
 
     /// The units whose factors occur in `hay`, ascending.
     fn units_in(&self, hay: &[u8]) -> Vec<usize> {
-        let mut units: Vec<usize> = Vec::new();
-        for pf in &self.prefilter {
-            let hits = pf.ac.find_overlapping_iter(hay);
-            units.extend(hits.flat_map(|m| pf.owners[m.pattern().as_usize()].iter().copied()));
-        }
+        let Some(pf) = &self.prefilter else {
+            return Vec::new();
+        };
+        let mut units: Vec<usize> = pf
+            .ac
+            .find_overlapping_iter(hay)
+            .flat_map(|m| pf.owners[m.pattern().as_usize()].iter().copied())
+            .collect();
         units.sort_unstable();
         units.dedup();
         units
     }
 
-    /// A cursor over the factor occurrences of `hay[..to]`.
-    fn cursor<'a>(&self, hay: &'a [u8], to: usize) -> Cursor<'a> {
-        Cursor {
-            hay,
-            to,
-            next: vec![None; self.prefilter.len()],
-        }
+    /// The next factor occurrence in `hay[from..to]`.
+    fn next_factor(&self, hay: &[u8], from: usize, to: usize) -> Option<usize> {
+        let pf = self.prefilter.as_ref()?;
+        pf.ac
+            .find(Input::new(hay).span(from..to))
+            .map(|m| m.start())
     }
 
     /// The leftmost-first match from `at`, with the units that found it.
@@ -245,8 +204,8 @@ impl RuleSet {
         for &u in &self.always {
             best.offer(u, self.unit(u).find_at(hay, at).ok().flatten());
         }
-        let (mut pos, mut cursor) = (at, self.cursor(hay, hay.len()));
-        while let Some(h) = cursor.next(&self.prefilter, pos) {
+        let mut pos = at;
+        while let Some(h) = self.next_factor(hay, pos, hay.len()) {
             let (ls, le) = line_bounds(hay, h);
             if best.start().is_some_and(|s| ls > s) {
                 break;
@@ -309,8 +268,8 @@ impl RuleSet {
                 found = Some(k);
             }
         }
-        let (mut pos, mut cursor) = (0, self.cursor(w, end));
-        while let Some(h) = cursor.next(&self.prefilter, pos) {
+        let mut pos = 0;
+        while let Some(h) = self.next_factor(w, pos, end) {
             let (ls, le) = line_bounds(w, h);
             if self.filtered_match(&w[ls..le]) {
                 return Some(LineMatchKind::Confirmed(ls));
@@ -583,55 +542,50 @@ fn compile_units(
     Ok(units)
 }
 
-/// The units run everywhere, and the finders of the others' factors
-/// (exact and folded).
-fn prefilter(units: &[Unit]) -> anyhow::Result<(Vec<usize>, Vec<Prefilter>)> {
-    let always = (0..units.len())
-        .filter(|&u| units[u].factors.is_none())
-        .collect();
-    let mut finders = Vec::new();
-    for folded in [false, true] {
-        let mut ids: std::collections::HashMap<&[u8], usize> = Default::default();
-        let mut owners: Vec<Vec<usize>> = Vec::new();
-        for (u, unit) in units.iter().enumerate() {
-            let Some(f) = unit.factors.as_ref().filter(|f| f.folded == folded) else {
-                continue;
-            };
-            for lit in &f.lits {
-                let id = *ids.entry(lit.as_slice()).or_insert_with(|| {
-                    owners.push(Vec::new());
-                    owners.len() - 1
-                });
-                owners[id].push(u);
-            }
-        }
-        if owners.is_empty() {
+/// The units run everywhere, and the finder of the others' factors.
+fn prefilter(units: &[Unit]) -> anyhow::Result<(Vec<usize>, Option<Prefilter>)> {
+    let mut ids: std::collections::HashMap<&[u8], usize> = Default::default();
+    let mut owners: Vec<Vec<usize>> = Vec::new();
+    let mut always = Vec::new();
+    for (u, unit) in units.iter().enumerate() {
+        let Some(f) = &unit.factors else {
+            always.push(u);
             continue;
+        };
+        for lit in f {
+            let id = *ids.entry(lit.as_slice()).or_insert_with(|| {
+                owners.push(Vec::new());
+                owners.len() - 1
+            });
+            owners[id].push(u);
         }
-        let mut lits: Vec<(&[u8], usize)> = ids.into_iter().collect();
-        lits.sort_by_key(|&(_, id)| id);
-        let ac = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .ascii_case_insensitive(folded)
-            .build(lits.iter().map(|(l, _)| l))?;
-        finders.push(Prefilter { ac, owners });
     }
-    Ok((always, finders))
+    if owners.is_empty() {
+        return Ok((always, None));
+    }
+    let mut lits: Vec<(&[u8], usize)> = ids.into_iter().collect();
+    lits.sort_by_key(|&(_, id)| id);
+    let ac = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .build(lits.iter().map(|(l, _)| l))?;
+    Ok((always, Some(Prefilter { ac, owners })))
 }
 
-/// A rule's required literal factors, from `required`, a literal set
-/// every match of the rule contains; ASCII-lowercased when `fold` (see
-/// [`Factors`]); `None` when there is none worth searching for.
-pub fn factors(required: Option<Vec<Vec<u8>>>, fold: bool) -> Option<Factors> {
-    let mut lits: Vec<Vec<u8>> = required?;
-    if fold {
-        lits.iter_mut().for_each(|l| l.make_ascii_lowercase());
-    }
+/// A rule's required literal factors, ASCII-lowercased (the finder folds
+/// ASCII case, which only widens the candidates), from `required`, a
+/// literal set every match of `hir` contains; `None` when there is none
+/// worth searching for.
+pub fn factors(required: Option<Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>>> {
+    let mut lits: Vec<Vec<u8>> = required?
+        .into_iter()
+        .map(|l| l.to_ascii_lowercase())
+        .collect();
     lits.sort_unstable();
     lits.dedup();
     let short = lits.iter().any(|l| l.len() < MIN_FACTOR_LEN);
-    let ok = !short && !lits.is_empty() && lits.len() <= MAX_RULE_FACTORS;
-    ok.then_some(Factors { lits, folded: fold })
+    (!short && !lits.is_empty() && lits.len() <= MAX_RULE_FACTORS).then_some(lits)
 }
 
 /// The alternation's captures, filled for the winning rule.
