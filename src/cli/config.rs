@@ -55,6 +55,9 @@ pub enum Boundary {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub patterns: Vec<String>,
+    /// Where each pattern came from (`rules.txt:17`, or `-e 2` for the
+    /// second `-e`), for reporting a bad rule on its own.
+    pub pattern_origins: Vec<String>,
     pub fixed_strings: bool,
     pub case: CaseMode,
     pub boundary: Boundary,
@@ -121,7 +124,7 @@ impl Config {
     pub fn from_cli(mut cli: Cli) -> anyhow::Result<Config> {
         let out = crate::cli::output_opts::OutputOpts::from_cli(&cli)?;
         let mut stdin_consumed = false;
-        let patterns = take_patterns(&mut cli, &mut stdin_consumed)?;
+        let (patterns, pattern_origins) = take_patterns(&mut cli, &mut stdin_consumed)?;
         let (paths, implicit_path, is_one_file) = take_paths(&mut cli, stdin_consumed)?;
         let is_terminal_stdout = std::io::stdout().is_terminal();
         let mode = final_mode(&cli);
@@ -157,6 +160,7 @@ impl Config {
         let input = InputOptions::from_cli(&cli)?;
         Ok(Config {
             patterns,
+            pattern_origins,
             fixed_strings: cli.fixed_strings,
             case: case_mode(&cli),
             boundary: boundary(&cli),
@@ -375,10 +379,13 @@ fn unescape(s: &str) -> Vec<u8> {
     grep_cli::unescape(s)
 }
 
-fn take_patterns(cli: &mut Cli, stdin_consumed: &mut bool) -> anyhow::Result<Vec<String>> {
+/// The patterns and where each came from.
+type Patterns = (Vec<String>, Vec<String>);
+
+fn take_patterns(cli: &mut Cli, stdin_consumed: &mut bool) -> anyhow::Result<Patterns> {
     if cli.files {
         // `--files` searches nothing: every positional argument is a path.
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     if cli.regexp.is_empty() && cli.file.is_empty() {
         if cli.positional.is_empty() {
@@ -388,37 +395,43 @@ fn take_patterns(cli: &mut Cli, stdin_consumed: &mut bool) -> anyhow::Result<Vec
         let Ok(pat) = first.into_string() else {
             bail!("pattern given is not valid UTF-8")
         };
-        return Ok(vec![pat]);
+        return Ok((vec![pat], vec!["pattern".into()]));
     }
     // `--sorted` de-duplicates its keys itself (after sorting them, on all
     // cores); hashing a million keys here would cost more than the lookup.
     let dedup = !cli.sorted;
     let mut seen = std::collections::HashSet::new();
-    let mut patterns = Vec::new();
-    let mut add = |p: String| {
+    let (mut patterns, mut origins) = (Vec::new(), Vec::new());
+    let mut add = |p: String, origin: &dyn Fn() -> String| {
         if !dedup || seen.insert(p.clone()) {
             patterns.push(p);
+            origins.push(origin());
         }
     };
-    for p in std::mem::take(&mut cli.regexp) {
-        add(p);
+    for (i, p) in std::mem::take(&mut cli.regexp).into_iter().enumerate() {
+        add(p, &|| format!("-e {}", i + 1));
     }
     for path in std::mem::take(&mut cli.file) {
-        if path == Path::new("-") {
+        let from_stdin = path == Path::new("-");
+        let list = if from_stdin {
             if *stdin_consumed {
                 bail!("error reading -f/--file from stdin: stdin has already been consumed");
             }
-            for p in grep_cli::patterns_from_stdin()? {
-                add(p);
-            }
             *stdin_consumed = true;
+            grep_cli::patterns_from_stdin()?
         } else {
-            for p in grep_cli::patterns_from_path(&path)? {
-                add(p);
-            }
+            grep_cli::patterns_from_path(&path)?
+        };
+        let name = if from_stdin {
+            "<stdin>".to_string()
+        } else {
+            path.display().to_string()
+        };
+        for (i, p) in list.into_iter().enumerate() {
+            add(p, &|| format!("{name}:{}", i + 1));
         }
     }
-    Ok(patterns)
+    Ok((patterns, origins))
 }
 
 fn take_paths(cli: &mut Cli, stdin_consumed: bool) -> anyhow::Result<(Vec<PathBuf>, bool, bool)> {

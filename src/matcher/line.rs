@@ -10,17 +10,43 @@
 //! of scanning with an automaton that thousands of patterns push out of the
 //! caches.
 
-use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Match, Matcher, NoError};
+use grep_matcher::{ByteSet, Captures, LineMatchKind, LineTerminator, Match, Matcher, NoError};
 use grep_regex::{RegexCaptures, RegexMatcher};
 
 use crate::engine::hashed::HashedLiterals;
 use crate::matcher::regex::Regex;
+use crate::matcher::rules::{RuleCaptures, RuleSet};
 
 /// See the module documentation.
 #[derive(Clone, Copy)]
 pub struct LineMatcher<'a> {
     pub(crate) regex: &'a Regex,
     pub(crate) fast: Option<&'a HashedLiterals>,
+    /// A rule set answers everything in place of the regex.
+    pub(crate) rules: Option<&'a RuleSet>,
+}
+
+/// The captures of the regex or of a rule set.
+#[derive(Clone, Debug)]
+pub enum LineCaptures {
+    Regex(RegexCaptures),
+    Rules(RuleCaptures),
+}
+
+impl Captures for LineCaptures {
+    fn len(&self) -> usize {
+        match self {
+            LineCaptures::Regex(c) => c.len(),
+            LineCaptures::Rules(c) => c.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<Match> {
+        match self {
+            LineCaptures::Regex(c) => c.get(i),
+            LineCaptures::Rules(c) => c.get(i),
+        }
+    }
 }
 
 impl<'a> LineMatcher<'a> {
@@ -31,10 +57,13 @@ impl<'a> LineMatcher<'a> {
 }
 
 impl Matcher for LineMatcher<'_> {
-    type Captures = RegexCaptures;
+    type Captures = LineCaptures;
     type Error = NoError;
 
     fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, NoError> {
+        if let Some(r) = self.rules {
+            return r.find_at(haystack, at);
+        }
         match self.fast {
             // The set decides lines exactly and has no look-around, so the
             // leftmost match starts at the first occurrence the finder sees.
@@ -47,32 +76,51 @@ impl Matcher for LineMatcher<'_> {
         }
     }
 
-    fn new_captures(&self) -> Result<RegexCaptures, NoError> {
-        self.inner().new_captures()
+    fn new_captures(&self) -> Result<LineCaptures, NoError> {
+        Ok(match self.rules {
+            Some(r) => LineCaptures::Rules(r.new_captures()?),
+            None => LineCaptures::Regex(self.inner().new_captures()?),
+        })
     }
 
     fn capture_count(&self) -> usize {
-        self.inner().capture_count()
+        match self.rules {
+            Some(r) => r.capture_count(),
+            None => self.inner().capture_count(),
+        }
     }
 
     fn capture_index(&self, name: &str) -> Option<usize> {
-        self.inner().capture_index(name)
+        match self.rules {
+            Some(r) => r.capture_index(name),
+            None => self.inner().capture_index(name),
+        }
     }
 
     fn captures_at(
         &self,
         haystack: &[u8],
         at: usize,
-        caps: &mut RegexCaptures,
+        caps: &mut LineCaptures,
     ) -> Result<bool, NoError> {
-        self.inner().captures_at(haystack, at, caps)
+        match (self.rules, caps) {
+            (Some(r), LineCaptures::Rules(c)) => r.captures_at(haystack, at, c),
+            (None, LineCaptures::Regex(c)) => self.inner().captures_at(haystack, at, c),
+            _ => unreachable!("captures made by another matcher"),
+        }
     }
 
     fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, NoError> {
-        self.inner().shortest_match_at(haystack, at)
+        match self.rules {
+            Some(r) => r.shortest_match_at(haystack, at),
+            None => self.inner().shortest_match_at(haystack, at),
+        }
     }
 
     fn is_match_at(&self, haystack: &[u8], at: usize) -> Result<bool, NoError> {
+        if let Some(r) = self.rules {
+            return r.is_match_at(haystack, at);
+        }
         match self.fast {
             Some(f) => Ok(f.find(haystack, at).is_some()),
             None => self.inner().is_match_at(haystack, at),
@@ -80,6 +128,9 @@ impl Matcher for LineMatcher<'_> {
     }
 
     fn line_terminator(&self) -> Option<LineTerminator> {
+        if let Some(r) = self.rules {
+            return r.line_terminator();
+        }
         match self.fast {
             // What the plan configures the regex with (a literal set holds
             // no line terminator).
@@ -99,6 +150,9 @@ impl Matcher for LineMatcher<'_> {
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
+        if let Some(r) = self.rules {
+            return r.find_candidate_line(haystack);
+        }
         match self.fast {
             // An occurrence of an exact literal set confirms its line.
             Some(f) => Ok(f.find(haystack, 0).map(LineMatchKind::Confirmed)),

@@ -8,4 +8,7 @@ pub mod offsets;
 pub mod plan;
 pub mod regex;
 pub mod regex_opts;
+pub mod rules;
+#[cfg(test)]
+mod rules_props;
 pub mod searcher;

@@ -21,6 +21,7 @@ use crate::matcher::line::LineMatcher;
 use crate::matcher::regex::Background;
 pub use crate::matcher::regex::Regex;
 use crate::matcher::regex_opts::RegexOpts;
+use crate::matcher::rules::{self, Parsed, RuleSet};
 
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
@@ -31,6 +32,9 @@ const MAX_CASE_VARIANTS: usize = 1024;
 /// How many case variants a whole set may expand to (identifiers average
 /// about 3 each).
 const MAX_FOLDED_LITERALS: usize = 4 * MAX_PREFILTER_LITERALS;
+/// From this many regexes up, the patterns are a rule set (see
+/// `matcher::rules`) rather than one alternation.
+pub const RULES_MIN_PATTERNS: usize = 3;
 
 /// The shape of a pattern set, which decides the engine path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +59,9 @@ pub struct Plan {
     pub exact_lines: bool,
     /// The CPU finder for a large exact literal set (see `engine::hashed`).
     pub hashed: Option<HashedLiterals>,
+    /// The patterns as a rule set, compiled in units (`matcher::rules`);
+    /// `matcher` is then unused.
+    pub rules: Option<RuleSet>,
 }
 
 /// A [`Plan`] whose regex is still being compiled on another thread: a
@@ -70,6 +77,7 @@ pub struct PendingPlan {
     exact_lines: bool,
     /// The hashed finder of a big set, built on its own thread.
     hashed: Background<Option<HashedLiterals>>,
+    rules: Option<anyhow::Result<RuleSet>>,
 }
 
 impl PendingPlan {
@@ -82,10 +90,11 @@ impl PendingPlan {
     /// ripgrep reports it), unless the regex is not needed yet.
     pub fn finish(self) -> anyhow::Result<Plan> {
         let hashed = self.hashed.join()?;
+        let rules = self.rules.transpose()?;
         // A case-sensitive set the hashed finder answers by itself needs no
         // regex to start searching (see [`Regex::get`]).
         let defer = !self.case_insensitive && hashed.as_ref().is_some_and(HashedLiterals::ranked);
-        if !defer {
+        if !defer && rules.is_none() {
             self.matcher.wait()?;
         }
         Ok(Plan {
@@ -94,6 +103,7 @@ impl PendingPlan {
             shape: self.shape,
             exact_lines: self.exact_lines,
             hashed,
+            rules,
         })
     }
 }
@@ -106,6 +116,9 @@ impl Plan {
     /// Starts compiling the regex on its own thread and works out the rest
     /// of the plan meanwhile.
     pub fn start(cfg: &Config) -> PendingPlan {
+        if is_rule_set(cfg) {
+            return Plan::start_rules(cfg);
+        }
         // A few short patterns compile in less time than a thread takes to
         // start and join (a one-line search is all start-up).
         let small =
@@ -164,6 +177,46 @@ impl Plan {
             shape,
             exact_lines,
             hashed,
+            rules: None,
+        }
+    }
+
+    /// A rule set's plan: each rule parsed with the set's case decision,
+    /// its factors found, and the units compiled (see `matcher::rules`).
+    fn start_rules(cfg: &Config) -> PendingPlan {
+        let case_insensitive = is_case_insensitive(cfg);
+        let case = if case_insensitive {
+            CaseMode::Insensitive
+        } else {
+            CaseMode::Sensitive
+        };
+        let spec = MatcherSpec {
+            case,
+            patterns: Vec::new(),
+            ..MatcherSpec::of(cfg)
+        };
+        let started = std::time::Instant::now();
+        let parsed = cfg
+            .patterns
+            .iter()
+            .map(|p| parse_rule(p, case_insensitive))
+            .collect();
+        let compile = Box::new(move |p: &[&str]| spec.build_many(p));
+        let rules =
+            RuleSet::new(&cfg.patterns, &cfg.pattern_origins, parsed, compile).map(|mut r| {
+                r.unicode_words |= cfg.boundary == Boundary::Word;
+                r.info.compile = started.elapsed();
+                r
+            });
+        let none = anyhow::anyhow!("internal error: a rule set has no single regex");
+        PendingPlan {
+            matcher: Regex::new(Background::Done(Err(none))),
+            case_insensitive,
+            literals: None,
+            shape: Shape::Regex,
+            exact_lines: false,
+            hashed: Background::Done(None),
+            rules: Some(rules),
         }
     }
 
@@ -172,11 +225,24 @@ impl Plan {
         LineMatcher {
             regex: &self.matcher,
             fast: self.hashed.as_ref(),
+            rules: self.rules.as_ref(),
         }
     }
 
     /// A one-line description for `--stats`.
     pub fn describe(&self) -> String {
+        if let Some(r) = &self.rules {
+            let i = &r.info;
+            return format!(
+                "rule set of {} regexes in {} matcher(s), {} behind {} literal factor(s), \
+                 built in {:.1} ms (a rule with factors compiles where one first occurs)",
+                i.rules,
+                i.units,
+                i.filtered,
+                i.factors,
+                i.compile.as_secs_f64() * 1000.0
+            );
+        }
         let lengths = |s: &LiteralSet| match (s.min_len(), s.max_len()) {
             (a, b) if a == b => format!("{} long", crate::sys::count_of(a, "byte")),
             (a, b) => format!("{a} to {b} bytes long"),
@@ -231,6 +297,11 @@ impl MatcherSpec {
 
     fn build(&self) -> anyhow::Result<RegexMatcher> {
         self.out.engine_available()?;
+        self.build_many(&self.patterns)
+    }
+
+    /// `patterns` (in place of the spec's own) compiled as one alternation.
+    fn build_many<P: AsRef<str>>(&self, patterns: &[P]) -> anyhow::Result<RegexMatcher> {
         let mut b = RegexMatcherBuilder::new();
         b.multi_line(true)
             .unicode(!self.out.no_unicode)
@@ -258,7 +329,7 @@ impl MatcherSpec {
         if self.ban_nul {
             b.ban_byte(Some(b'\x00'));
         }
-        b.build_many(&self.patterns).map_err(|e| {
+        b.build_many(patterns).map_err(|e| {
             let msg = suggest_text(suggest_multiline(e.to_string()));
             self.out.compile_error(msg)
         })
@@ -286,6 +357,39 @@ fn suggest_text(msg: String) -> String {
     } else {
         msg
     }
+}
+
+/// Whether the patterns are a rule set: several regexes (literal lists
+/// have their own finders).
+fn is_rule_set(cfg: &Config) -> bool {
+    let regexes = || {
+        cfg.patterns
+            .iter()
+            .filter(|p| p.chars().any(regex_syntax::is_meta_character))
+            .count()
+    };
+    !cfg.fixed_strings
+        && cfg.patterns.len() >= RULES_MIN_PATTERNS
+        && cfg.patterns.iter().all(|p| !p.contains('\n'))
+        && regexes() > 0
+}
+
+/// One rule parsed as grep-regex parses it (with the set's case
+/// decision), and its literal factors.
+fn parse_rule(pattern: &str, case_insensitive: bool) -> Parsed {
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .unicode(true)
+        .octal(false)
+        .multi_line(true)
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(pattern)
+        .ok();
+    let factors = hir
+        .as_ref()
+        .and_then(|h| rules::factors(required(h, RULE_LIMITS)));
+    Parsed { hir, factors }
 }
 
 /// Whether the patterns are searched without regard to case, decided as
@@ -486,26 +590,47 @@ fn prefix_literals(pattern: &str, case_insensitive: bool) -> Option<(Vec<Vec<u8>
     // The extractor treats look-around (`^`, `$`, `\b`) as empty, so only
     // a pattern without any is exactly its literals.
     let no_look = hir.properties().look_set().is_empty();
-    if let Some((seq, true)) = extract_seq(&hir, ExtractKind::Prefix) {
+    if let Some((seq, true)) = extract_seq(&hir, ExtractKind::Prefix, PLAN_LIMITS) {
         return Some((seq, no_look));
     }
-    Some((required(&hir)?, false))
+    Some((required(&hir, PLAN_LIMITS)?, false))
 }
 
-fn extractor(kind: ExtractKind) -> Extractor {
+/// The extractor limits: the plan's (whole sets) or a rule's (see
+/// `matcher::rules`: small sets of factors, no class expansion beyond
+/// case variants).
+#[derive(Clone, Copy)]
+struct Limits {
+    class: usize,
+    repeat: usize,
+    total: usize,
+}
+
+const PLAN_LIMITS: Limits = Limits {
+    class: 16,
+    repeat: 16,
+    total: MAX_PREFILTER_LITERALS,
+};
+const RULE_LIMITS: Limits = Limits {
+    class: 3,
+    repeat: 4,
+    total: 256,
+};
+
+fn extractor(kind: ExtractKind, limits: Limits) -> Extractor {
     let mut ex = Extractor::new();
     ex.kind(kind)
-        .limit_class(16)
-        .limit_repeat(16)
+        .limit_class(limits.class)
+        .limit_repeat(limits.repeat)
         .limit_literal_len(64)
-        .limit_total(MAX_PREFILTER_LITERALS);
+        .limit_total(limits.total);
     ex
 }
 
 /// The finite literal sequence of `kind` for `hir`, if every literal is
 /// non-empty, and whether it is exact.
-fn extract_seq(hir: &Hir, kind: ExtractKind) -> Option<(Vec<Vec<u8>>, bool)> {
-    let seq = extractor(kind).extract(hir);
+fn extract_seq(hir: &Hir, kind: ExtractKind, limits: Limits) -> Option<(Vec<Vec<u8>>, bool)> {
+    let seq = extractor(kind, limits).extract(hir);
     let lits = seq.literals()?;
     if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
         return None;
@@ -515,28 +640,62 @@ fn extract_seq(hir: &Hir, kind: ExtractKind) -> Option<(Vec<Vec<u8>>, bool)> {
 }
 
 /// The best set of literals every match of `hir` must contain.
-fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+fn required(hir: &Hir, limits: Limits) -> Option<Vec<Vec<u8>>> {
     use regex_syntax::hir::HirKind;
     let mut options: Vec<Vec<Vec<u8>>> = Vec::new();
     for kind in [ExtractKind::Prefix, ExtractKind::Suffix] {
-        if let Some((l, _)) = extract_seq(hir, kind) {
+        if let Some((l, _)) = extract_seq(hir, kind, limits) {
             options.push(l);
         }
     }
+    let sub = |h: &Hir| required(h, limits);
     match hir.kind() {
-        HirKind::Concat(parts) => options.extend(parts.iter().filter_map(required)),
-        HirKind::Capture(c) => options.extend(required(&c.sub)),
-        HirKind::Repetition(r) if r.min >= 1 => options.extend(required(&r.sub)),
+        HirKind::Concat(parts) => {
+            options.extend(parts.iter().filter_map(sub));
+            options.extend(inner_prefixes(parts, limits));
+        }
+        HirKind::Capture(c) => options.extend(sub(&c.sub)),
+        HirKind::Repetition(r) if r.min >= 1 => options.extend(sub(&r.sub)),
         HirKind::Alternation(branches) => {
             let mut union = Vec::new();
             for b in branches {
-                union.extend(required(b)?);
+                union.extend(sub(b)?);
             }
             options.push(union);
         }
         _ => {}
     }
     options.into_iter().max_by_key(|l| score(l))
+}
+
+/// The prefixes of the concatenation's tails that start a run of
+/// literal pieces (`\w+rule250\s` gives `rule250`, where each piece alone
+/// gives one letter; a tail starting inside a run gives less).
+fn inner_prefixes(parts: &[Hir], limits: Limits) -> Vec<Vec<Vec<u8>>> {
+    let small = |h: &Hir| is_small(h, limits.class);
+    (1..parts.len())
+        .filter(|&k| small(&parts[k]) && !small(&parts[k - 1]))
+        .filter_map(|k| {
+            extract_seq(
+                &Hir::concat(parts[k..].to_vec()),
+                ExtractKind::Prefix,
+                limits,
+            )
+        })
+        .map(|(l, _)| l)
+        .collect()
+}
+
+/// A literal, or a class of at most `class` characters (a letter's
+/// case variants).
+fn is_small(hir: &Hir, class: usize) -> bool {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Literal(_) => true,
+        HirKind::Class(Class::Unicode(c)) => c.iter().map(|r| r.len()).sum::<usize>() <= class,
+        HirKind::Class(Class::Bytes(c)) => c.iter().map(|r| r.len()).sum::<usize>() <= class,
+        _ => false,
+    }
 }
 
 /// Longer shortest literals filter better; fewer literals cost less.
@@ -582,6 +741,13 @@ fn case_variants(lit: &[u8]) -> Option<Vec<Vec<u8>>> {
         return None;
     }
     Some(lits)
+}
+
+/// The single alternation of `cfg`'s patterns, as the plan compiles it
+/// when they are not a rule set (the reference of `rules_props`).
+#[cfg(test)]
+pub(super) fn joined_regex(cfg: &Config) -> anyhow::Result<RegexMatcher> {
+    MatcherSpec::of(cfg).build()
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ mod misc;
 mod output;
 mod patterns;
 mod regression;
+mod rules;
 mod walk;
 mod walk_filters;
 

@@ -1,0 +1,681 @@
+//! Rule sets: hundreds or thousands of regexes (`-f rules.txt`), as secret
+//! scanners and log classifiers ship them. Joined into one alternation they
+//! outgrow the regex size limit, and the literal prefilter of the whole
+//! alternation explodes; here they are compiled in *units* instead, each a
+//! grep-regex matcher within the limits, behind one [`Matcher`] whose
+//! answers are the alternation's:
+//!
+//! * a rule with required literal factors (see [`factors`]) is a unit of
+//!   its own, run only on the lines where one of its factors occurs (one
+//!   Aho-Corasick automaton finds every rule's factors);
+//! * the rules without factors are compiled in groups of [`GROUP`] rules
+//!   (split further when a group exceeds the size limit), run everywhere.
+//!
+//! Which lines match does not depend on the rules' order. Match bounds do:
+//! the alternation's match is leftmost-first, so the earliest start wins
+//! and, at equal starts, the first rule (in the given order) matching
+//! there. A unit answers with its own leftmost-first match; when units tie
+//! at the leftmost start, the rules involved are tried one by one (each
+//! compiled alone on first use) in order.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use aho_corasick::{AhoCorasick, Input, MatchKind};
+use grep_matcher::{Captures, LineMatchKind, LineTerminator, Match, Matcher, NoError};
+use grep_regex::RegexMatcher;
+use regex_syntax::hir::{Hir, HirKind};
+
+/// How many factor-less rules share one matcher.
+pub const GROUP: usize = 16;
+/// The most NFA bytes (see [`nfa_size`]) a group of rules is given: a
+/// tenth of grep-regex's default size limit.
+const GROUP_BUDGET: usize = 10 << 20;
+/// The most factors (after ASCII case folding) one rule may have.
+const MAX_RULE_FACTORS: usize = 64;
+/// The shortest factor worth a prefilter.
+const MIN_FACTOR_LEN: usize = 3;
+/// How far `find_candidate_line` looks before it compares what the units
+/// found (bounds the work of a unit that matches far ahead).
+const WINDOW: usize = 256 << 10;
+
+/// Compiles patterns into one matcher (an alternation), as the plan
+/// configures its regex, the case decision made for the whole set.
+pub type Compile = dyn Fn(&[&str]) -> anyhow::Result<RegexMatcher> + Send + Sync;
+
+/// See the module documentation.
+pub struct RuleSet {
+    rules: Vec<String>,
+    origins: Vec<String>,
+    units: Vec<Unit>,
+    /// The units without factors, run on every line.
+    always: Vec<usize>,
+    prefilter: Option<Prefilter>,
+    /// Each rule compiled alone, on first use (ties and captures).
+    singles: Vec<OnceLock<Option<RegexMatcher>>>,
+    /// The alternation's capture index of each rule's first group.
+    cap_base: Vec<usize>,
+    names: Vec<(String, usize)>,
+    captures: usize,
+    line_terminated: bool,
+    /// Some rule sees Unicode word boundaries (`\b`, `-w`), which the
+    /// lazy DFA gives up on at a non-ASCII byte, leaving the rest of the
+    /// haystack to the PikeVM: lines with non-ASCII bytes are then
+    /// searched one by one.
+    pub unicode_words: bool,
+    compile: Box<Compile>,
+    /// What `--stats` reports.
+    pub info: RuleInfo,
+}
+
+/// Figures `--stats` reports about a rule set.
+#[derive(Clone, Debug, Default)]
+pub struct RuleInfo {
+    pub rules: usize,
+    pub units: usize,
+    pub filtered: usize,
+    pub factors: usize,
+    pub compile: Duration,
+}
+
+struct Unit {
+    /// Compiled up front for the groups, on first use for a rule with
+    /// factors (most never see one of their factors).
+    m: OnceLock<RegexMatcher>,
+    /// The rules it holds, in order.
+    rules: Vec<usize>,
+    /// The factors of its one rule, if it is run only where they occur.
+    factors: Option<Vec<Vec<u8>>>,
+}
+
+/// The rules of a unit to be, and their factors.
+type Planned = (Vec<usize>, Option<Vec<Vec<u8>>>);
+
+struct Prefilter {
+    ac: AhoCorasick,
+    /// The units each factor belongs to.
+    owners: Vec<Vec<usize>>,
+}
+
+/// One rule as parsed for the plan: its HIR (with the set's case
+/// decision), or `None` when it does not parse.
+pub struct Parsed {
+    pub hir: Option<Hir>,
+    pub factors: Option<Vec<Vec<u8>>>,
+}
+
+impl RuleSet {
+    /// Compiles `rules`; `origins` name where each came from, for the
+    /// error of a bad rule (`rules.txt:17: regex parse error: ...`).
+    pub fn new(
+        rules: &[String],
+        origins: &[String],
+        parsed: Vec<Parsed>,
+        compile: Box<Compile>,
+    ) -> anyhow::Result<RuleSet> {
+        let started = Instant::now();
+        report_bad_rule(rules, origins, &parsed, &compile)?;
+        let (cap_base, names, captures) = capture_layout(&parsed);
+        let units = compile_units(rules, origins, layout(&parsed), &compile)?;
+        let (always, prefilter) = prefilter(&units)?;
+        let info = RuleInfo {
+            rules: rules.len(),
+            units: units.len(),
+            filtered: units.len() - always.len(),
+            factors: prefilter.as_ref().map_or(0, |p| p.owners.len()),
+            compile: started.elapsed(),
+        };
+        // What grep-regex decides: text anchors (`\A`, `\z`) take the slow
+        // line-by-line path.
+        let unicode_words = parsed.iter().any(|p| {
+            p.hir
+                .as_ref()
+                .is_some_and(|h| h.properties().look_set().contains_word_unicode())
+        });
+        let line_terminated = parsed.iter().all(|p| {
+            p.hir
+                .as_ref()
+                .is_some_and(|h| !h.properties().look_set().contains_anchor_haystack())
+        });
+        Ok(RuleSet {
+            rules: rules.to_vec(),
+            origins: origins.to_vec(),
+            singles: rules.iter().map(|_| OnceLock::new()).collect(),
+            units,
+            always,
+            prefilter,
+            cap_base,
+            names,
+            captures,
+            line_terminated,
+            unicode_words,
+            compile,
+            info,
+        })
+    }
+
+    /// Unit `u`'s matcher, compiled now if need be. A rule that parsed
+    /// but does not compile alone (over the size limit) is reported then,
+    /// and the process ends with status 2, as for a bad pattern.
+    fn unit(&self, u: usize) -> &RegexMatcher {
+        self.units[u].m.get_or_init(|| {
+            let rules = &self.units[u].rules;
+            let pats: Vec<&str> = rules.iter().map(|&r| self.rules[r].as_str()).collect();
+            (self.compile)(&pats).unwrap_or_else(|e| {
+                crate::err_message!("{}: {e}", origin(&self.origins, rules[0]));
+                std::process::exit(2)
+            })
+        })
+    }
+
+    /// Rule `r` compiled alone.
+    fn single(&self, r: usize) -> Option<&RegexMatcher> {
+        self.singles[r]
+            .get_or_init(|| (self.compile)(&[self.rules[r].as_str()]).ok())
+            .as_ref()
+    }
+
+    /// The units whose factors occur in `hay`, ascending.
+    fn units_in(&self, hay: &[u8]) -> Vec<usize> {
+        let Some(pf) = &self.prefilter else {
+            return Vec::new();
+        };
+        let mut units: Vec<usize> = pf
+            .ac
+            .find_overlapping_iter(hay)
+            .flat_map(|m| pf.owners[m.pattern().as_usize()].iter().copied())
+            .collect();
+        units.sort_unstable();
+        units.dedup();
+        units
+    }
+
+    /// The next factor occurrence in `hay[from..to]`.
+    fn next_factor(&self, hay: &[u8], from: usize, to: usize) -> Option<usize> {
+        let pf = self.prefilter.as_ref()?;
+        pf.ac
+            .find(Input::new(hay).span(from..to))
+            .map(|m| m.start())
+    }
+
+    /// The leftmost-first match from `at`, with the units that found it.
+    fn leftmost(&self, hay: &[u8], at: usize) -> Leftmost {
+        let mut best = Leftmost::default();
+        for &u in &self.always {
+            best.offer(u, self.unit(u).find_at(hay, at).ok().flatten());
+        }
+        let mut pos = at;
+        while let Some(h) = self.next_factor(hay, pos, hay.len()) {
+            let (ls, le) = line_bounds(hay, h);
+            if best.start().is_some_and(|s| ls > s) {
+                break;
+            }
+            let from = at.max(ls);
+            for u in self.units_in(&hay[from..le]) {
+                best.offer(u, self.unit(u).find_at(&hay[..le], from).ok().flatten());
+            }
+            pos = le;
+        }
+        best
+    }
+
+    /// The alternation's match among tied units: the first rule, in
+    /// order, that matches at the common start.
+    fn resolve(&self, hay: &[u8], best: &Leftmost) -> Option<(Match, Option<usize>)> {
+        let (first_unit, first) = *best.found.first()?;
+        if best.found.len() == 1 {
+            let rules = &self.units[first_unit].rules;
+            return Some((first, (rules.len() == 1).then(|| rules[0])));
+        }
+        let mut rules: Vec<usize> = best
+            .found
+            .iter()
+            .flat_map(|(u, _)| self.units[*u].rules.iter().copied())
+            .collect();
+        rules.sort_unstable();
+        self.first_rule_at(hay, first.start(), &rules)
+            .or(Some((first, None)))
+    }
+
+    /// The first of `rules` that matches at `start`, and its match.
+    fn first_rule_at(
+        &self,
+        hay: &[u8],
+        start: usize,
+        rules: &[usize],
+    ) -> Option<(Match, Option<usize>)> {
+        rules.iter().find_map(|&r| {
+            let m = self.single(r)?.find_at(hay, start).ok().flatten()?;
+            (m.start() == start).then_some((m, Some(r)))
+        })
+    }
+
+    /// Whether `line` holds a match of a rule with factors.
+    fn filtered_match(&self, line: &[u8]) -> bool {
+        self.units_in(line)
+            .into_iter()
+            .any(|u| self.unit(u).is_match(line).unwrap_or(false))
+    }
+
+    /// The first line of `w` that may match (see `find_candidate_line`).
+    fn candidate_in(&self, w: &[u8]) -> Option<LineMatchKind> {
+        let mut end = w.len();
+        let mut found = None;
+        for &u in &self.always {
+            if let Ok(Some(k)) = self.unit(u).find_candidate_line(&w[..end]) {
+                let p = kind_pos(&k);
+                end = line_bounds(w, p).1;
+                found = Some(k);
+            }
+        }
+        let mut pos = 0;
+        while let Some(h) = self.next_factor(w, pos, end) {
+            let (ls, le) = line_bounds(w, h);
+            if self.filtered_match(&w[ls..le]) {
+                return Some(LineMatchKind::Confirmed(ls));
+            }
+            pos = le;
+        }
+        found
+    }
+
+    /// Where the window `find_candidate_line` searches from `from` ends:
+    /// [`WINDOW`] bytes on (at a line end), and with Unicode word
+    /// boundaries, before the first line with a non-ASCII byte, or after
+    /// it when it is the first line.
+    fn window_end(&self, buf: &[u8], from: usize) -> usize {
+        let end = if buf.len() - from <= WINDOW {
+            buf.len()
+        } else {
+            line_bounds(buf, from + WINDOW).1
+        };
+        if !self.unicode_words {
+            return end;
+        }
+        match first_non_ascii(&buf[from..end]) {
+            None => end,
+            Some(i) => match line_bounds(buf, from + i) {
+                (ls, _) if ls > from => ls,
+                (_, le) => le,
+            },
+        }
+    }
+
+    /// Rule `r`'s captures of the match `m`, placed where the
+    /// alternation numbers them.
+    fn fill_captures(&self, hay: &[u8], m: Match, r: usize, caps: &mut RuleCaptures) {
+        let Some(single) = self.single(r) else { return };
+        let Ok(mut local) = single.new_captures() else {
+            return;
+        };
+        if !single
+            .captures_at(hay, m.start(), &mut local)
+            .unwrap_or(false)
+        {
+            return;
+        }
+        for k in 1..local.len() {
+            caps.slots[self.cap_base[r] + k - 1] = local.get(k);
+        }
+    }
+}
+
+/// The units that found the leftmost start so far.
+#[derive(Default)]
+struct Leftmost {
+    found: Vec<(usize, Match)>,
+}
+
+impl Leftmost {
+    fn start(&self) -> Option<usize> {
+        self.found.first().map(|(_, m)| m.start())
+    }
+
+    fn offer(&mut self, unit: usize, m: Option<Match>) {
+        let Some(m) = m else { return };
+        match self.start() {
+            Some(s) if m.start() > s => {}
+            Some(s) if m.start() == s => self.found.push((unit, m)),
+            _ => self.found = vec![(unit, m)],
+        }
+    }
+}
+
+fn first_non_ascii(b: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    for c in b.chunks(256) {
+        if !c.is_ascii() {
+            return c.iter().position(|&x| x >= 0x80).map(|i| at + i);
+        }
+        at += c.len();
+    }
+    None
+}
+
+fn kind_pos(k: &LineMatchKind) -> usize {
+    match *k {
+        LineMatchKind::Confirmed(p) | LineMatchKind::Candidate(p) => p,
+    }
+}
+
+/// The line holding `pos`: its start and its end (after its terminator).
+fn line_bounds(hay: &[u8], pos: usize) -> (usize, usize) {
+    let pos = pos.min(hay.len());
+    let start = memchr::memrchr(b'\n', &hay[..pos]).map_or(0, |k| k + 1);
+    let end = memchr::memchr(b'\n', &hay[pos..]).map_or(hay.len(), |k| pos + k + 1);
+    (start, end)
+}
+
+/// The first rule that does not parse, reported with where it came from
+/// and grep-regex's error for the rule alone (ripgrep's text).
+fn report_bad_rule(
+    rules: &[String],
+    origins: &[String],
+    parsed: &[Parsed],
+    compile: &Compile,
+) -> anyhow::Result<()> {
+    // A rule that does not parse alone may still compile (grep-regex
+    // wraps it in a group): the first that fails is reported.
+    // A rule that may match NUL is compiled now too: grep-regex refuses
+    // it unless searching binary files as text, and a rule with factors
+    // is otherwise compiled only where its factors occur.
+    let suspect = |p: &Parsed| p.hir.as_ref().is_none_or(matches_nul);
+    for (r, _) in parsed.iter().enumerate().filter(|(_, p)| suspect(p)) {
+        rule_error(rules, origins, r, compile)?;
+    }
+    Ok(())
+}
+
+/// Compiles rule `r` alone and reports its error, if it has one.
+fn rule_error(
+    rules: &[String],
+    origins: &[String],
+    r: usize,
+    compile: &Compile,
+) -> anyhow::Result<()> {
+    match compile(&[rules[r].as_str()]) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            anyhow::bail!("{}: {e}", origin(origins, r))
+        }
+    }
+}
+
+/// Where rule `r` came from.
+fn origin(origins: &[String], r: usize) -> &str {
+    origins.get(r).map_or("pattern", String::as_str)
+}
+
+/// Whether `hir` holds a literal with the NUL byte or a class of NUL
+/// alone (what grep-regex refuses).
+fn matches_nul(hir: &Hir) -> bool {
+    use regex_syntax::hir::Class;
+    match hir.kind() {
+        HirKind::Literal(l) => l.0.contains(&0),
+        HirKind::Class(Class::Unicode(c)) => {
+            matches!(c.ranges(), [r] if r.start() == '\0' && r.end() == '\0')
+        }
+        HirKind::Class(Class::Bytes(c)) => {
+            matches!(c.ranges(), [r] if r.start() == 0 && r.end() == 0)
+        }
+        HirKind::Repetition(r) => matches_nul(&r.sub),
+        HirKind::Capture(c) => matches_nul(&c.sub),
+        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(matches_nul),
+        _ => false,
+    }
+}
+
+/// Where each rule's groups sit in the alternation, the named groups,
+/// and the alternation's group count.
+fn capture_layout(parsed: &[Parsed]) -> (Vec<usize>, Vec<(String, usize)>, usize) {
+    let mut base = Vec::with_capacity(parsed.len());
+    let mut names = Vec::new();
+    let mut next = 1;
+    for p in parsed {
+        base.push(next);
+        if let Some(hir) = &p.hir {
+            collect_names(hir, next, &mut names);
+            next += hir.properties().explicit_captures_len();
+        }
+    }
+    (base, names, next)
+}
+
+fn collect_names(hir: &Hir, base: usize, out: &mut Vec<(String, usize)>) {
+    match hir.kind() {
+        HirKind::Capture(c) => {
+            if let Some(n) = &c.name {
+                out.push((n.to_string(), base + c.index as usize - 1));
+            }
+            collect_names(&c.sub, base, out);
+        }
+        HirKind::Repetition(r) => collect_names(&r.sub, base, out),
+        HirKind::Concat(v) | HirKind::Alternation(v) => {
+            v.iter().for_each(|h| collect_names(h, base, out))
+        }
+        _ => {}
+    }
+}
+
+/// Which rules share a unit (each rule with factors alone, the others in
+/// groups, in order), and each unit's factors.
+fn layout(parsed: &[Parsed]) -> Vec<Planned> {
+    let mut plan = Vec::new();
+    let mut group: Vec<usize> = Vec::new();
+    let mut groups = Vec::new();
+    let mut size = 0;
+    for (r, p) in parsed.iter().enumerate() {
+        if let Some(f) = &p.factors {
+            plan.push((vec![r], Some(f.clone())));
+            continue;
+        }
+        let w = p.hir.as_ref().map_or(GROUP_BUDGET, nfa_size);
+        if !group.is_empty() && (group.len() == GROUP || size + w > GROUP_BUDGET) {
+            groups.push((std::mem::take(&mut group), None));
+            size = 0;
+        }
+        group.push(r);
+        size += w;
+    }
+    groups.extend((!group.is_empty()).then_some((group, None)));
+    plan.extend(groups);
+    plan
+}
+
+/// The size of `hir`'s Thompson NFA ([`GROUP_BUDGET`] if bigger), which
+/// the size limit bounds: groups are kept well under it, so that no group
+/// is compiled, found too big and split (each try of a big group of
+/// Unicode classes takes a good part of a second).
+fn nfa_size(hir: &Hir) -> usize {
+    use regex_automata::nfa::thompson;
+    let config = thompson::Config::new()
+        .nfa_size_limit(Some(GROUP_BUDGET))
+        .shrink(false);
+    thompson::Compiler::new()
+        .configure(config)
+        .build_from_hir(hir)
+        .map_or(GROUP_BUDGET, |n| n.memory_usage())
+}
+
+/// Compiles each unit; a group that does not compile (over the size
+/// limit) is split in halves, down to the rule at fault, which is then
+/// reported alone.
+fn compile_units(
+    rules: &[String],
+    origins: &[String],
+    plan: Vec<Planned>,
+    compile: &Compile,
+) -> anyhow::Result<Vec<Unit>> {
+    let mut units = Vec::with_capacity(plan.len());
+    let mut work: Vec<Planned> = plan.into_iter().rev().collect();
+    while let Some((group, factors)) = work.pop() {
+        let m = OnceLock::new();
+        if factors.is_some() {
+            units.push(Unit {
+                m,
+                rules: group,
+                factors,
+            });
+            continue;
+        }
+        let pats: Vec<&str> = group.iter().map(|&r| rules[r].as_str()).collect();
+        match compile(&pats) {
+            Ok(c) => {
+                let _ = m.set(c);
+                units.push(Unit {
+                    m,
+                    rules: group,
+                    factors,
+                });
+            }
+            Err(_) if group.len() > 1 => {
+                let (a, b) = group.split_at(group.len() / 2);
+                work.push((b.to_vec(), None));
+                work.push((a.to_vec(), None));
+            }
+            Err(e) => {
+                rule_error(rules, origins, group[0], compile)?;
+                return Err(e);
+            }
+        }
+    }
+    Ok(units)
+}
+
+/// The units run everywhere, and the finder of the others' factors.
+fn prefilter(units: &[Unit]) -> anyhow::Result<(Vec<usize>, Option<Prefilter>)> {
+    let mut ids: std::collections::HashMap<&[u8], usize> = Default::default();
+    let mut owners: Vec<Vec<usize>> = Vec::new();
+    let mut always = Vec::new();
+    for (u, unit) in units.iter().enumerate() {
+        let Some(f) = &unit.factors else {
+            always.push(u);
+            continue;
+        };
+        for lit in f {
+            let id = *ids.entry(lit.as_slice()).or_insert_with(|| {
+                owners.push(Vec::new());
+                owners.len() - 1
+            });
+            owners[id].push(u);
+        }
+    }
+    if owners.is_empty() {
+        return Ok((always, None));
+    }
+    let mut lits: Vec<(&[u8], usize)> = ids.into_iter().collect();
+    lits.sort_by_key(|&(_, id)| id);
+    let ac = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .build(lits.iter().map(|(l, _)| l))?;
+    Ok((always, Some(Prefilter { ac, owners })))
+}
+
+/// A rule's required literal factors, ASCII-lowercased (the finder folds
+/// ASCII case, which only widens the candidates), from `required`, a
+/// literal set every match of `hir` contains; `None` when there is none
+/// worth searching for.
+pub fn factors(required: Option<Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>>> {
+    let mut lits: Vec<Vec<u8>> = required?
+        .into_iter()
+        .map(|l| l.to_ascii_lowercase())
+        .collect();
+    lits.sort_unstable();
+    lits.dedup();
+    let short = lits.iter().any(|l| l.len() < MIN_FACTOR_LEN);
+    (!short && !lits.is_empty() && lits.len() <= MAX_RULE_FACTORS).then_some(lits)
+}
+
+/// The alternation's captures, filled for the winning rule.
+#[derive(Clone, Debug)]
+pub struct RuleCaptures {
+    slots: Vec<Option<Match>>,
+}
+
+impl Captures for RuleCaptures {
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn get(&self, i: usize) -> Option<Match> {
+        self.slots.get(i).copied().flatten()
+    }
+}
+
+impl Matcher for RuleSet {
+    type Captures = RuleCaptures;
+    type Error = NoError;
+
+    fn find_at(&self, hay: &[u8], at: usize) -> Result<Option<Match>, NoError> {
+        let best = self.leftmost(hay, at);
+        Ok(self.resolve(hay, &best).map(|(m, _)| m))
+    }
+
+    fn new_captures(&self) -> Result<RuleCaptures, NoError> {
+        Ok(RuleCaptures {
+            slots: vec![None; self.captures],
+        })
+    }
+
+    fn capture_count(&self) -> usize {
+        self.captures
+    }
+
+    fn capture_index(&self, name: &str) -> Option<usize> {
+        self.names.iter().find(|(n, _)| n == name).map(|(_, i)| *i)
+    }
+
+    fn captures_at(&self, hay: &[u8], at: usize, caps: &mut RuleCaptures) -> Result<bool, NoError> {
+        caps.slots.iter_mut().for_each(|s| *s = None);
+        let best = self.leftmost(hay, at);
+        let Some((m, rule)) = self.resolve(hay, &best) else {
+            return Ok(false);
+        };
+        caps.slots[0] = Some(m);
+        let rule = rule.or_else(|| {
+            let unit = &self.units[best.found.first()?.0];
+            self.first_rule_at(hay, m.start(), &unit.rules)?.1
+        });
+        if let Some(r) = rule {
+            self.fill_captures(hay, m, r, caps);
+        }
+        Ok(true)
+    }
+
+    fn shortest_match_at(&self, hay: &[u8], at: usize) -> Result<Option<usize>, NoError> {
+        let units = self.always.iter().copied().chain(self.units_in(&hay[at..]));
+        Ok(units
+            .filter_map(|u| self.unit(u).shortest_match_at(hay, at).ok().flatten())
+            .min())
+    }
+
+    fn is_match_at(&self, hay: &[u8], at: usize) -> Result<bool, NoError> {
+        let mut units = self.always.iter().copied().chain(self.units_in(&hay[at..]));
+        Ok(units.any(|u| self.unit(u).is_match_at(hay, at).unwrap_or(false)))
+    }
+
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        self.line_terminated.then(|| LineTerminator::byte(b'\n'))
+    }
+
+    fn find_candidate_line(&self, buf: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
+        let mut from = 0;
+        while from < buf.len() {
+            let to = self.window_end(buf, from);
+            // An empty match at a window's end (`^` after its last line
+            // terminator) is the next window's business.
+            let found = self.candidate_in(&buf[from..to]);
+            let inside = |k: &LineMatchKind| to == buf.len() || kind_pos(k) < to - from;
+            if let Some(k) = found.filter(inside) {
+                return Ok(Some(match k {
+                    LineMatchKind::Confirmed(p) => LineMatchKind::Confirmed(from + p),
+                    LineMatchKind::Candidate(p) => LineMatchKind::Candidate(from + p),
+                }));
+            }
+            from = to;
+        }
+        Ok(None)
+    }
+}
