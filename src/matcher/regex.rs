@@ -85,7 +85,11 @@ impl Regex {
             crate::err_message!("{e}");
             std::process::exit(2);
         }
-        self.cell.get().expect("the regex was compiled")
+        match self.cell.get() {
+            Some(m) => m,
+            // Its compile failed before (and was reported then).
+            None => std::process::exit(2),
+        }
     }
 
     /// Whether the regex is compiled already (nothing left to wait for).

@@ -15,7 +15,6 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use grep_matcher::Matcher;
-use grep_regex::RegexMatcher;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
@@ -97,7 +96,7 @@ pub fn print<W: Write>(
     path: &Path,
     data: &[u8],
     starts: &[u64],
-    confirm: Option<&RegexMatcher>,
+    confirm: Option<&LineMatcher<'_>>,
     map: Option<&GuardedMap>,
     wtr: &mut W,
 ) -> io::Result<bool> {
@@ -140,7 +139,7 @@ fn window(
     data: &[u8],
     bounds: &[usize],
     starts: &[u64],
-    confirm: Option<&RegexMatcher>,
+    confirm: Option<&LineMatcher<'_>>,
     prefix: &[u8],
     line_base: u64,
 ) -> (u64, Vec<Vec<u8>>) {
@@ -188,7 +187,7 @@ fn format_segment(
     data: &[u8],
     a: usize,
     starts: &[u64],
-    confirm: Option<&RegexMatcher>,
+    confirm: Option<&LineMatcher<'_>>,
     prefix: &[u8],
     base: u64,
 ) -> Vec<u8> {
@@ -402,7 +401,7 @@ fn push_numbered(
     (ls, s): (usize, usize),
     prefix: &[u8],
     number: &str,
-    confirm: Option<&RegexMatcher>,
+    confirm: Option<&LineMatcher<'_>>,
 ) -> usize {
     let end = line_end(data, s);
     push_confirmed(out, prefix, number, &data[ls..end], confirm);
@@ -415,7 +414,7 @@ fn push_confirmed(
     prefix: &[u8],
     number: &str,
     text: &[u8],
-    confirm: Option<&RegexMatcher>,
+    confirm: Option<&LineMatcher<'_>>,
 ) {
     if confirm.is_none_or(|m| m.is_match(text).unwrap_or(false)) {
         push_line(out, prefix, number, text);
@@ -457,8 +456,8 @@ pub struct Text<'a> {
 }
 
 impl<'a> Text<'a> {
-    fn confirmer(&self) -> Option<&'a RegexMatcher> {
-        self.confirm.then(|| self.matcher.inner())
+    fn confirmer(&self) -> Option<&LineMatcher<'a>> {
+        self.confirm.then_some(&self.matcher)
     }
 }
 
@@ -740,7 +739,7 @@ mod tests {
                     Path::new("f"),
                     &data,
                     &cands,
-                    Some(plan.matcher.get()),
+                    Some(&plan.line_matcher()),
                     None,
                     &mut got2,
                 )

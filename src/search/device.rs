@@ -822,7 +822,7 @@ impl<'a> Finisher<'a> {
         searcher.set_binary_detection(binary_detection(self.cfg, hay.explicit));
         let r = cpu.search(
             &mut searcher,
-            self.plan.matcher.get(),
+            self.plan.line_matcher(),
             &hay.path,
             Input::Slice(data),
         );
