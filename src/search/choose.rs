@@ -95,10 +95,14 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<OpenClEngine>> {
     }
 }
 
-/// `auto` runs a regex set on the device only when it is small: every DFA
-/// group is one more pass over the text, and the tables of a big set take
-/// seconds to build (guesses until `gsearch-bench-dfa` has run on a GPU).
-const AUTO_MAX_DFA_PATTERNS: usize = 64;
+/// `auto` runs regexes on the device only for one or two patterns: a set
+/// of three or more is a rule set, which the CPU engine's rule matcher
+/// (`matcher::rules`) answers faster. Measured on the H100 machine (16
+/// cores, 1.93 GB page-cached, `bench/rules-gpu.py`): 15 rules took 0.78 s
+/// on the CPU and 1.06 s on the device (DFA tables built in about 0.5 s,
+/// 8 groups, kernel 391 ms), 200 rules 1.23 s and 7.8 s (tables 7 s).
+/// Each DFA group is one more pass over the text.
+const AUTO_MAX_DFA_PATTERNS: usize = 2;
 const AUTO_MAX_DFA_GROUPS: usize = 8;
 
 /// Whether `auto` may start a device at all: big explicit files (not
