@@ -303,6 +303,47 @@ struct BigOffsets {
 pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Result<bool> {
     let started = Instant::now();
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
+    let walk_thread = spawn_walk(cfg, tx)?;
+    let mut fin = Finisher::new(cfg, plan);
+    let mut src = Source {
+        rx,
+        pending: None,
+        big: None,
+        opened: 0,
+        cut: Arc::clone(&fin.cut),
+        overlap: engine.max_pattern_len().saturating_sub(1),
+        chunk_lines: !cfg.verify,
+        count_only: fin.streams_count(),
+    };
+    let stage = engine.stream_lines(&mut src, &mut |pieces, bytes, r| match r {
+        BatchResult::Offsets(set) => fin.batch(pieces, bytes, &set.offsets),
+        BatchResult::Lines(lines) => fin.batch_lines(pieces, bytes, lines),
+    });
+    drop(src);
+    let searched = walk_thread.join().unwrap_or(true);
+    let report = device_report(engine, plan, &fin, &stage);
+    let mut buf = fin.bufwtr.buffer();
+    finish(
+        cfg,
+        searched,
+        fin.stats.as_ref(),
+        started,
+        &mut buf,
+        &report,
+    )?;
+    let _ = fin.bufwtr.print(&buf);
+    if fin.verify_failed {
+        crate::sys::messages::set_errored();
+    }
+    Ok(fin.matched)
+}
+
+/// The walk on its own thread, sending every haystack to `tx`; the thread
+/// answers whether anything was found to search.
+fn spawn_walk(
+    cfg: &Config,
+    tx: crossbeam_channel::Sender<Haystack>,
+) -> anyhow::Result<std::thread::JoinHandle<bool>> {
     let walker = walk::walk_builder(cfg)?;
     let presorted = walk::presorted(cfg)?;
     let implicit = cfg.implicit_path;
@@ -343,23 +384,17 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         }
         any.into_inner()
     });
-    let mut fin = Finisher::new(cfg, plan);
-    let mut src = Source {
-        rx,
-        pending: None,
-        big: None,
-        opened: 0,
-        cut: Arc::clone(&fin.cut),
-        overlap: engine.max_pattern_len().saturating_sub(1),
-        chunk_lines: !cfg.verify,
-        count_only: fin.streams_count(),
-    };
-    let stage = engine.stream_lines(&mut src, &mut |pieces, bytes, r| match r {
-        BatchResult::Offsets(set) => fin.batch(pieces, bytes, &set.offsets),
-        BatchResult::Lines(lines) => fin.batch_lines(pieces, bytes, lines),
-    });
-    drop(src);
-    let searched = walk_thread.join().unwrap_or(true);
+    Ok(walk_thread)
+}
+
+/// The `--stats` lines of a device search: engine, kernel, patterns, the
+/// DFA's candidates, the stream's stages and the device-numbered files.
+fn device_report(
+    engine: &OpenClEngine,
+    plan: &Plan,
+    fin: &Finisher<'_>,
+    stage: &StageStats,
+) -> Vec<String> {
     let mut report = vec![
         format!("engine: opencl on {}", engine.device_name()),
         format!("kernel: {}", engine.kernel_name()),
@@ -377,7 +412,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
             }
         ));
     }
-    report.extend(stage_lines(&stage));
+    report.extend(stage_lines(stage));
     if fin.numbered_files + fin.counted_files > 0 {
         report.push(format!(
             "line numbers from the device's newline counts: {} files printed with -n, {} \
@@ -385,20 +420,7 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
             fin.numbered_files, fin.counted_files
         ));
     }
-    let mut buf = fin.bufwtr.buffer();
-    finish(
-        cfg,
-        searched,
-        fin.stats.as_ref(),
-        started,
-        &mut buf,
-        &report,
-    )?;
-    let _ = fin.bufwtr.print(&buf);
-    if fin.verify_failed {
-        crate::sys::messages::set_errored();
-    }
-    Ok(fin.matched)
+    report
 }
 
 fn stage_lines(s: &StageStats) -> Vec<String> {
