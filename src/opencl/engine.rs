@@ -98,6 +98,17 @@ pub(crate) struct State {
     pub batch_no: u64,
 }
 
+impl State {
+    /// The state of a new engine with `gpu` (none: CPU only).
+    fn new(gpu: Option<Gpu>) -> Mutex<State> {
+        Mutex::new(State {
+            gpu,
+            heap: Vec::new(),
+            batch_no: 0,
+        })
+    }
+}
+
 /// The OpenCL literal engine. `Send + Sync`; device work is serialised by an
 /// internal lock (one `stream`/`search` at a time per engine).
 pub struct OpenClEngine {
@@ -219,17 +230,10 @@ impl OpenClEngine {
             info,
             opts,
             init,
-            state: Mutex::new(State {
-                gpu,
-                heap: Vec::new(),
-                batch_no: 0,
-            }),
+            state: State::new(gpu),
             failure: Mutex::new(None),
         };
-        if let Some(e) = failure {
-            engine.record_failure(e);
-        }
-        Ok(engine)
+        Ok(engine.started(failure))
     }
 
     /// The DFA engine for regex patterns (`dfa.cl`): the patterns'
@@ -296,17 +300,10 @@ impl OpenClEngine {
             info,
             opts,
             init,
-            state: Mutex::new(State {
-                gpu,
-                heap: Vec::new(),
-                batch_no: 0,
-            }),
+            state: State::new(gpu),
             failure: Mutex::new(None),
         };
-        if let Some(e) = failure {
-            engine.record_failure(e);
-        }
-        Ok(engine)
+        Ok(engine.started(failure))
     }
 
     /// The DFA groups, for a DFA engine.
@@ -381,6 +378,15 @@ impl OpenClEngine {
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The engine as it starts: a device failure met while starting
+    /// (`failure`) is recorded, and the engine then runs on the CPU.
+    fn started(self, failure: Option<String>) -> OpenClEngine {
+        if let Some(e) = failure {
+            self.record_failure(e);
+        }
+        self
     }
 
     fn record_failure(&self, msg: String) {
