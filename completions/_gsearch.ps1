@@ -148,7 +148,7 @@ Register-ArgumentCompleter -Native -CommandName 'gsearch' -ScriptBlock {
             [CompletionResult]::new('--search-zip', '--search-zip', [CompletionResultType]::ParameterName, 'Search compressed files (gzip, bzip2, xz, lzma, lz4, zstd, brotli, .Z) through their decompressors found on PATH')
             [CompletionResult]::new('--no-search-zip', '--no-search-zip', [CompletionResultType]::ParameterName, 'no-search-zip')
             [CompletionResult]::new('--no-pre', '--no-pre', [CompletionResultType]::ParameterName, 'Run no preprocessor')
-            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Never read the configuration file named by GSEARCH_CONFIG_PATH')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Never read the configuration file named by GSEARCH_CONFIG_PATH (or RIPGREP_CONFIG_PATH)')
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Print debug messages (why files are skipped...) on stderr')
             [CompletionResult]::new('--trace', '--trace', [CompletionResultType]::ParameterName, 'Print even more debug messages than --debug on stderr')
             [CompletionResult]::new('--sort-files', '--sort-files', [CompletionResultType]::ParameterName, 'Sort by path (deprecated: use --sort path)')

@@ -106,7 +106,7 @@ complete -c gsearch -l no-encoding
 complete -c gsearch -s z -l search-zip -d 'Search compressed files (gzip, bzip2, xz, lzma, lz4, zstd, brotli, .Z) through their decompressors found on PATH'
 complete -c gsearch -l no-search-zip
 complete -c gsearch -l no-pre -d 'Run no preprocessor'
-complete -c gsearch -l no-config -d 'Never read the configuration file named by GSEARCH_CONFIG_PATH'
+complete -c gsearch -l no-config -d 'Never read the configuration file named by GSEARCH_CONFIG_PATH (or RIPGREP_CONFIG_PATH)'
 complete -c gsearch -l debug -d 'Print debug messages (why files are skipped...) on stderr'
 complete -c gsearch -l trace -d 'Print even more debug messages than --debug on stderr'
 complete -c gsearch -l sort-files -d 'Sort by path (deprecated: use --sort path)'

@@ -404,7 +404,8 @@ pub struct Cli {
     pub pre_glob: Vec<String>,
     // ---- flags-walk: the config file, ripgrep's negations, walking and
     // filtering, logging ----
-    /// Never read the configuration file named by GSEARCH_CONFIG_PATH.
+    /// Never read the configuration file named by GSEARCH_CONFIG_PATH (or
+    /// RIPGREP_CONFIG_PATH).
     #[arg(long, help_heading = "Other behaviors")]
     pub no_config: bool,
     /// Print debug messages (why files are skipped...) on stderr.

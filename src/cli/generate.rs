@@ -64,6 +64,13 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "no file",
     ),
     var(
+        "RIPGREP_CONFIG_PATH",
+        User,
+        "Read as GSEARCH_CONFIG_PATH when that is unset, so a ripgrep user's configuration \
+         carries over.",
+        "no file",
+    ),
+    var(
         "GSEARCH_ENGINE",
         User,
         "The engine when --engine is not given: auto, cpu or opencl (see --engine).",

@@ -1,5 +1,6 @@
-//! The configuration file: `GSEARCH_CONFIG_PATH` names a file of
-//! arguments, one per line, read as ripgrep reads `RIPGREP_CONFIG_PATH`.
+//! The configuration file: `GSEARCH_CONFIG_PATH` (or, when it is unset,
+//! ripgrep's own `RIPGREP_CONFIG_PATH`, so a ripgrep user's settings carry
+//! over) names a file of arguments, one per line, read as ripgrep reads it.
 //! Surrounding whitespace is trimmed, blank lines and lines starting with
 //! `#` are skipped. A file that cannot be read is reported and the run
 //! goes on without it.
@@ -11,14 +12,24 @@ use std::path::Path;
 
 use bstr::ByteSlice;
 
-/// The environment variable naming the configuration file.
-pub const CONFIG_ENV: &str = "GSEARCH_CONFIG_PATH";
+/// The environment variables naming the configuration file, the first
+/// set (and not empty) one wins.
+pub const CONFIG_ENVS: [&str; 2] = ["GSEARCH_CONFIG_PATH", "RIPGREP_CONFIG_PATH"];
+
+/// The variable that names the configuration file, and the path.
+fn named() -> Option<(&'static str, OsString)> {
+    CONFIG_ENVS.iter().find_map(|&name| {
+        let path = std::env::var_os(name).filter(|p| !p.is_empty())?;
+        Some((name, path))
+    })
+}
 
 /// The arguments of the configuration file, if one is named.
 pub fn args() -> Vec<OsString> {
-    let Some(path) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) else {
+    let Some((env, path)) = named() else {
         log::debug!(
-            "{CONFIG_ENV} environment variable is not set, therefore not reading any config file"
+            "neither GSEARCH_CONFIG_PATH nor RIPGREP_CONFIG_PATH is set, therefore not reading \
+             any config file"
         );
         return Vec::new();
     };
@@ -32,7 +43,7 @@ pub fn args() -> Vec<OsString> {
             args
         }
         Err(msg) => {
-            crate::ignore_message!("failed to read the file specified in {CONFIG_ENV}: {msg}");
+            crate::ignore_message!("failed to read the file specified in {env}: {msg}");
             Vec::new()
         }
     }

@@ -53,6 +53,30 @@ gstest!(config_file_no_config, |dir: Dir, cmd: TestCommand| {
     eqnice!("fox\n", cmd.stdout());
 });
 
+// With GSEARCH_CONFIG_PATH unset, ripgrep's RIPGREP_CONFIG_PATH is read,
+// so a ripgrep user's settings carry over; when both are set gsearch's
+// own wins.
+gstest!(
+    config_file_ripgrep_variable,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "fox\n");
+        dir.create("rg-rc", "-n\n");
+        dir.create("gs-rc", "-c\n");
+        cmd.raw()
+            .env("RIPGREP_CONFIG_PATH", dir.path().join("rg-rc"));
+        cmd.args(["fox", "a.txt"]);
+        eqnice!("1:fox\n", cmd.stdout());
+        if prog() != "rg" {
+            let mut both = dir.command();
+            both.raw()
+                .env("RIPGREP_CONFIG_PATH", dir.path().join("rg-rc"))
+                .env("GSEARCH_CONFIG_PATH", dir.path().join("gs-rc"));
+            both.args(["fox", "a.txt"]);
+            eqnice!("1\n", both.stdout());
+        }
+    }
+);
+
 // A bad flag in the file is reported as one on the command line.
 gstest!(config_file_bad_flag, |dir: Dir, cmd: TestCommand| {
     dir.create("a.txt", "fox\n");
