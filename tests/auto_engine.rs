@@ -238,3 +238,28 @@ fn opencl_char16_ptx_build_falls_back() {
     ];
     same_as_cpu(&cases, path, &dev);
 }
+
+/// A device the user named that does not exist: `auto` says so once on
+/// stderr and searches on the CPU. (One big file takes the hybrid path,
+/// whose device thread says it too when it gets there before the CPU is
+/// done; it is not waited for.)
+#[test]
+fn auto_warns_when_the_named_device_is_missing() {
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gsearch"))
+        .args(["-c", "needle", path, path])
+        .env("GSEARCH_ENGINE", "auto")
+        .env("GSEARCH_AUTO_MIN_BYTES", "1")
+        .env("GSEARCH_OPENCL_DEVICE", "999")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("warning: the OpenCL device asked for is not used")
+            .count(),
+        1,
+        "{err}"
+    );
+}

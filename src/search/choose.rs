@@ -55,7 +55,7 @@ pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Opt
                 return Ok(None);
             }
             let sel = selector(cfg, DeviceSelector::Auto);
-            Ok(OpenClEngine::new(&sel, set).ok())
+            Ok(unless_named(cfg, OpenClEngine::new(&sel, set)))
         }
     }
 }
@@ -87,10 +87,12 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<OpenClEngine>> {
                 return Ok(None);
             }
             let sel = selector(cfg, DeviceSelector::Auto);
-            Ok(OpenClEngine::new_dfa(&sel, &spec).ok().filter(|e| {
-                e.dfa_set()
-                    .is_some_and(|d| d.groups.len() <= AUTO_MAX_DFA_GROUPS)
-            }))
+            Ok(
+                unless_named(cfg, OpenClEngine::new_dfa(&sel, &spec)).filter(|e| {
+                    e.dfa_set()
+                        .is_some_and(|d| d.groups.len() <= AUTO_MAX_DFA_GROUPS)
+                }),
+            )
         }
     }
 }
@@ -110,6 +112,35 @@ const AUTO_MAX_DFA_GROUPS: usize = 8;
 fn auto_may_start_device(cfg: &Config) -> bool {
     let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
     big && !stops_early(cfg) && !cfg.paths.iter().any(|p| p.as_os_str() == "-")
+}
+
+/// `auto`'s engine, or `None` for the CPU. A device the user named with
+/// `--opencl-device` (or `GSEARCH_OPENCL_DEVICE`) that cannot serve is
+/// said once on stderr; with no device named, the CPU takes over quietly.
+fn unless_named<E: std::fmt::Display>(
+    cfg: &Config,
+    engine: Result<OpenClEngine, E>,
+) -> Option<OpenClEngine> {
+    match engine {
+        Ok(e) => Some(e),
+        Err(e) => {
+            if cfg
+                .opencl_device
+                .as_deref()
+                .is_some_and(|s| !s.trim().is_empty())
+            {
+                warn_named_device_unused(&e);
+            }
+            None
+        }
+    }
+}
+
+/// The warning when a device the user named cannot serve `auto`.
+pub fn warn_named_device_unused(e: &dyn std::fmt::Display) {
+    crate::sys::messages::eprint_locked(format_args!(
+        "warning: the OpenCL device asked for is not used ({e}); searching on the CPU"
+    ));
 }
 
 /// Searches that end a file at its first matching line (`-l`,

@@ -355,6 +355,9 @@ fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &S
     let engine = match OpenClEngine::with_min_batch(sel, set, chunk() + longest) {
         Ok(e) => e,
         Err(e) => {
+            if matches!(sel, DeviceSelector::Index(_) | DeviceSelector::Name(_)) {
+                crate::search::choose::warn_named_device_unused(&e);
+            }
             shared.note(format!("device: not used ({e})"));
             return;
         }
