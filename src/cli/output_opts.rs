@@ -193,14 +193,21 @@ fn buffering(cli: &Cli) -> Option<bool> {
     }
 }
 
-/// A size with an optional K, M or G suffix.
-fn size(flag: &str, v: Option<&str>) -> anyhow::Result<Option<usize>> {
+/// A size with an optional K, M or G suffix (ripgrep's parser and
+/// messages), for `flag`.
+pub(crate) fn human_size(flag: &str, v: Option<&str>) -> anyhow::Result<Option<u64>> {
     let Some(v) = v else { return Ok(None) };
     let n = grep_cli::parse_human_readable_size(v)
         .map_err(|e| anyhow!("error parsing flag {flag}: invalid size: {e}"))?;
-    let n =
-        usize::try_from(n).map_err(|_| anyhow!("error parsing flag {flag}: size is too big"))?;
     Ok(Some(n))
+}
+
+/// [`human_size`] as a `usize` (the regex size limits).
+fn size(flag: &str, v: Option<&str>) -> anyhow::Result<Option<usize>> {
+    human_size(flag, v)?
+        .map(usize::try_from)
+        .transpose()
+        .map_err(|_| anyhow!("error parsing flag {flag}: size is too big"))
 }
 
 /// The engine the last of `-P`, `--no-pcre2`, `--auto-hybrid-regex`,

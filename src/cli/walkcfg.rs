@@ -4,8 +4,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use crate::cli::order::TypeChange;
 use crate::cli::{Cli, SortArg};
 
@@ -97,9 +95,5 @@ fn sort(cli: &Cli) -> Option<Sort> {
 
 /// `--max-filesize` with ripgrep's K, M and G suffixes.
 fn max_filesize(value: Option<&str>) -> anyhow::Result<Option<u64>> {
-    let Some(value) = value else { return Ok(None) };
-    let size = grep_cli::parse_human_readable_size(value)
-        .context("invalid size")
-        .context("error parsing flag --max-filesize")?;
-    Ok(Some(size))
+    crate::cli::output_opts::human_size("--max-filesize", value)
 }
