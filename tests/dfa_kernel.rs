@@ -8,14 +8,13 @@
 use std::process::Command;
 
 use gsearch::engine::dfa_table::{DfaLimits, DfaSet, DfaSpec};
-use gsearch::engine::{Batch, BatchEngine};
 use gsearch::opencl::*;
 use proptest::prelude::*;
 use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 
 mod common;
-use common::{byte, have_device};
+use common::{byte, have_device, search};
 
 fn spec(patterns: &[String], ci: bool) -> DfaSpec {
     DfaSpec {
@@ -35,15 +34,6 @@ fn opts(batch: usize) -> EngineOptions {
 
 fn engine(s: &DfaSpec, o: EngineOptions) -> OpenClEngine {
     OpenClEngine::dfa_with_options(&DeviceSelector::Explicit, s, o).expect("dfa engine")
-}
-
-fn search(e: &OpenClEngine, hay: &[u8]) -> Vec<u64> {
-    e.search(&Batch {
-        data: hay,
-        spans: &[],
-    })
-    .expect("search")
-    .offsets
 }
 
 /// Start offsets of the lines the exact regex matches (line by line, as

@@ -6,12 +6,12 @@
 //! `GSEARCH_REQUIRE_OPENCL=1`, which turns "no device" into a failure.
 
 use gsearch::engine::cpu::CpuLiteralEngine;
-use gsearch::engine::{Batch, BatchEngine, LiteralSet, naive};
+use gsearch::engine::{LiteralSet, naive};
 use gsearch::opencl::*;
 use proptest::prelude::*;
 
 mod common;
-use common::{byte, have_device, pat_byte};
+use common::{byte, have_device, pat_byte, search};
 
 fn opts(kind: Option<KernelKind>) -> EngineOptions {
     EngineOptions {
@@ -24,15 +24,6 @@ fn opts(kind: Option<KernelKind>) -> EngineOptions {
 
 fn engine(set: &LiteralSet, o: EngineOptions) -> OpenClEngine {
     OpenClEngine::with_options(&DeviceSelector::Explicit, set, o).expect("engine")
-}
-
-fn search(e: &OpenClEngine, hay: &[u8]) -> Vec<u64> {
-    e.search(&Batch {
-        data: hay,
-        spans: &[],
-    })
-    .expect("search")
-    .offsets
 }
 
 /// Every kernel that can handle `set`, forced, with `geometry` tweaks,

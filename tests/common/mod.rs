@@ -47,3 +47,14 @@ pub fn pat_byte() -> impl Strategy<Value = u8> {
         1 => any::<u8>().prop_filter("no newline", |&b| b != b'\n'),
     ]
 }
+
+/// The offsets an engine finds in `hay`, searched as one batch.
+pub fn search(e: &gsearch::opencl::OpenClEngine, hay: &[u8]) -> Vec<u64> {
+    use gsearch::engine::BatchEngine;
+    e.search(&gsearch::engine::Batch {
+        data: hay,
+        spans: &[],
+    })
+    .expect("search")
+    .offsets
+}
