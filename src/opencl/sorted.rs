@@ -12,6 +12,7 @@
 
 use std::marker::PhantomData;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use opencl3::event::Event;
@@ -189,6 +190,9 @@ pub struct DeviceSearch<T: SearchKey> {
     enqueue_program: OnceLock<Result<Program, String>>,
     /// Keys per work-item of the blocked kernels (the `-DBLOCKED_KPT` built).
     kpt: u32,
+    /// Largest work-group a launch uses (a power of two; 256 unless
+    /// [`DeviceSearch::set_max_work_group`] changed it, for the benchmark).
+    max_wg: AtomicUsize,
     /// The blocked search's per-block bounds, kept between calls (held for
     /// the whole of a call, which waits for its kernels).
     bounds_scratch: Mutex<Option<(usize, Buffer<u32>)>>,
@@ -266,6 +270,7 @@ impl<T: SearchKey> DeviceSearch<T> {
             program,
             enqueue_program: OnceLock::new(),
             kpt,
+            max_wg: AtomicUsize::new(256),
             bounds_scratch: Mutex::new(None),
             _t: PhantomData,
         })
@@ -332,13 +337,13 @@ impl<T: SearchKey> DeviceSearch<T> {
 
     /// The method for a one-shot search of `nkeys` keys in unknown order in
     /// `n` elements: `GSEARCH_SORTED_METHOD` (a [`Method::name`]) if set
-    /// and supported; otherwise binary search. Measured with
-    /// gsearch-bench-sorted on an H200 (2^25 - 1 i32, every element looked
-    /// up): binary 506 µs, Eytzinger 694 µs + 210 µs to build the layout,
-    /// N-ary 3.8 ms (one launch, N=2) to 44 ms (host passes, N=32); on PoCL
-    /// and Intel's CPU runtime binary or Eytzinger lead too. So binary
-    /// everywhere for keys in unknown order. Callers that have the keys
-    /// should use [`Self::pick_for`].
+    /// and supported; otherwise binary search. With the key order held
+    /// equal, Eytzinger search is faster on an H200 (0.63x binary for random
+    /// keys, 0.87-0.97x for others; bench/results/2026-11-26-h200-sorted-
+    /// study.md), but it needs its layout built first (about 3x a copy of
+    /// the array), which eats that gain at the four samples per key that
+    /// `--sorted` searches. Callers that have the keys should use
+    /// [`Self::pick_for`].
     pub fn pick(&self, _n: usize, _nkeys: usize) -> Method {
         Self::env_method()
             .filter(|m| self.supports(*m))
@@ -408,14 +413,21 @@ impl<T: SearchKey> DeviceSearch<T> {
         Kernel::create(program, name).map_err(cl_err(format!("clCreateKernel({name})")))
     }
 
-    /// A launch size: min(256, the kernel's limit), as a power of two.
+    /// A launch size: min(256 or the set cap, the kernel's limit), as a
+    /// power of two.
     fn local_size(&self, kernel: &Kernel) -> usize {
         let lim = kernel
             .get_work_group_size(self.dev.info.id())
             .unwrap_or(64)
             .min(self.dev.max_work_group_size)
-            .clamp(1, 256);
+            .clamp(1, self.max_wg.load(Ordering::Relaxed).max(1));
         prev_pow2(lim)
+    }
+
+    /// Caps the work-group size of later launches (the benchmark's
+    /// work-group study; the search itself keeps 256).
+    pub fn set_max_work_group(&self, wg: usize) {
+        self.max_wg.store(wg.max(1), Ordering::Relaxed);
     }
 
     fn launch(

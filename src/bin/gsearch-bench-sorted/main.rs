@@ -11,12 +11,15 @@
 //!
 //! ```text
 //! gsearch-bench-sorted [--n N] [--runs R] [--segs 4,8,16,32] [--device SEL] [--no-verify]
+//!                      [--study-n N,N,.. [--study-wg W,W,..] [--study-only]]
 //! ```
 //! Environment: GSEARCH_BENCH_N, GSEARCH_BENCH_RUNS, GSEARCH_OPENCL_DEVICE.
 //! On PoCL here: `GSEARCH_BENCH_N=100000 cargo run --release --bin gsearch-bench-sorted`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
+
+mod study;
 
 use clap::Parser;
 use gsearch::opencl::sorted::{DeviceSearch, Method, Timing, eytzinger_rank, keys_sorted};
@@ -44,6 +47,15 @@ struct Args {
     /// Random seed for the data.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Array sizes of the binary-vs-Eytzinger study (empty: no study).
+    #[arg(long, value_delimiter = ',')]
+    study_n: Vec<usize>,
+    /// Work-group sizes of the study.
+    #[arg(long, value_delimiter = ',', default_value = "256")]
+    study_wg: Vec<usize>,
+    /// Only the study, not the main table.
+    #[arg(long)]
+    study_only: bool,
 }
 
 /// The seed's figures on an NVIDIA RTX 2080 Ti (futhark bench, -r 100).
@@ -75,7 +87,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Run `f` once to warm up, then `runs` times; (median, min) in µs.
-fn time_runs(
+pub(crate) fn time_runs(
     runs: usize,
     mut f: impl FnMut() -> Result<Timing, String>,
 ) -> Result<(f64, f64), String> {
@@ -119,6 +131,9 @@ fn bench(args: &Args) -> Result<bool, String> {
         dev.describe(),
         if info.device_enqueue { "yes" } else { "no" }
     );
+    if args.study_only {
+        return study::run(&ds, &args.study_n, &args.study_wg, runs, args.seed);
+    }
     println!("n = {n} sorted i32 in [0, n), every element looked up; median of {runs} runs");
     println!();
 
@@ -355,8 +370,10 @@ fn bench(args: &Args) -> Result<bool, String> {
             }
         );
     }
-    if !all_ok.get() {
+    let study_ok =
+        args.study_n.is_empty() || study::run(&ds, &args.study_n, &args.study_wg, runs, args.seed)?;
+    if !all_ok.get() || !study_ok {
         eprintln!("gsearch-bench-sorted: some answers differ from the CPU reference");
     }
-    Ok(all_ok.get())
+    Ok(all_ok.get() && study_ok)
 }
