@@ -1,5 +1,6 @@
 //! `--engine auto` on inputs that pass its size threshold (lowered with the
-//! test-only `GSEARCH_AUTO_MIN_BYTES`): the hybrid path (CPU threads and a
+//! test-only `GSEARCH_AUTO_MIN_BYTES`; `GSEARCH_DEVICE_STARTUP_MS=0` starts
+//! the device however soon the CPU would finish): the hybrid path (CPU threads and a
 //! device sharing one chunk queue) must print exactly what the CPU engine
 //! prints. The device is PoCL here (`GSEARCH_OPENCL_DEVICE=0` lets `auto`
 //! use a CPU-type device); without any OpenCL device the CPU does it all,
@@ -41,6 +42,8 @@ fn auto_env<'a>(extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
         ("GSEARCH_ENGINE", "auto"),
         ("GSEARCH_AUTO_MIN_BYTES", "1"),
         ("GSEARCH_OPENCL_DEVICE", "0"),
+        // Start the device at once, however soon the CPU would finish.
+        ("GSEARCH_DEVICE_STARTUP_MS", "0"),
     ];
     env.extend_from_slice(extra);
     env
@@ -109,6 +112,30 @@ fn auto_does_not_wait_for_a_slow_device() {
     assert_eq!(code, 0);
     let text = String::from_utf8_lossy(&out);
     assert!(text.contains("not waited for"), "{text}");
+}
+
+/// The cost model: with the device's usual start-up (not the tests' 0), a
+/// file the CPU finishes in milliseconds never starts the device, and
+/// `--stats` says why.
+#[test]
+fn auto_leaves_the_device_off_when_the_cpu_finishes_first() {
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let auto = auto_env(&[
+        ("GSEARCH_DEVICE_STARTUP_MS", "400"),
+        ("GSEARCH_HYBRID_CHUNK", "65536"),
+    ]);
+    same_as_cpu(&[&["-c", "needle"], &["-n", "very end"]], path, &auto);
+    let (out, code) = run(&["--stats", "-c", "needle"], path, &auto);
+    assert_eq!(code, 0);
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.contains("on the device") && text.contains("0 on the device"),
+        "{text}"
+    );
+    if common::have_device() {
+        assert!(text.contains("device: not started"), "{text}");
+    }
 }
 
 /// Searches that stop at a file's first matching lines (`-l`, `-q`, `-m`)

@@ -53,9 +53,13 @@ pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize>
             LineMatchKind::Confirmed(i) => (p + i, true),
             LineMatchKind::Candidate(i) => (p + i, false),
         };
-        if at >= lines.len() {
+        // Matchers report a position in the line or the match's end (grep-
+        // regex's `shortest_match`), which is `lines.len()` for a match
+        // ending the input without a line terminator: that is the last line.
+        if at > lines.len() {
             break;
         }
+        let at = at.min(lines.len() - 1);
         let start = memchr::memrchr(b'\n', &lines[p..at]).map_or(p, |k| p + k + 1);
         let end = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |k| at + k + 1);
         if confirmed || matches!(matcher.is_match(&lines[start..end]), Ok(true)) {
@@ -155,5 +159,22 @@ mod tests {
         assert_eq!(next_line_start(data, 3), 3);
         assert_eq!(next_line_start(data, 4), 5);
         assert_eq!(next_line_start(data, 9), 5);
+    }
+
+    /// A match that ends the input without a line terminator (grep-regex
+    /// reports the match's end, the input's length) is on the last line;
+    /// matches at the start and in the middle are found as well.
+    #[test]
+    fn matches_ending_the_input_are_found() {
+        let m = grep_regex::RegexMatcher::new_line_matcher("very end").unwrap();
+        for (text, want) in [
+            (&b"abc\nxyz very end"[..], vec![4]),
+            (b"very end", vec![0]),
+            (b"very end\n", vec![0]),
+            (b"a\nvery end\nb\nvery end", vec![2, 13]),
+            (b"very en", vec![]),
+        ] {
+            assert_eq!(matching_line_starts(text, &m), want, "{text:?}");
+        }
     }
 }

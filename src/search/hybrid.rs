@@ -77,6 +77,8 @@ struct Shared {
     nul: AtomicBool,
     cpu_chunks: AtomicUsize,
     device_chunks: AtomicUsize,
+    /// Set when the device thread starts OpenCL (past [`device_pays`]).
+    device_starting: AtomicBool,
     /// When the device started taking chunks.
     device_ready: OnceLock<Instant>,
     device_note: Mutex<Vec<String>>,
@@ -95,6 +97,7 @@ impl Shared {
             nul: AtomicBool::new(false),
             cpu_chunks: AtomicUsize::new(0),
             device_chunks: AtomicUsize::new(0),
+            device_starting: AtomicBool::new(false),
             device_ready: OnceLock::new(),
             device_note: Mutex::new(Vec::new()),
         }
@@ -173,6 +176,56 @@ impl Shared {
         if let Ok(mut n) = self.device_note.lock() {
             n.push(line);
         }
+    }
+}
+
+/// The device's start-up (loading the driver, context, program from the
+/// cache, staging buffers) until it takes its first chunk: 0.2-0.6 s on the
+/// H100/H200 machine (bench/results/2026-11-26-h200-device-pipeline.md).
+/// `GSEARCH_DEVICE_STARTUP_MS` overrides it (tests: 0 starts the device at
+/// once, whatever the CPU's pace).
+fn device_startup() -> std::time::Duration {
+    let ms = std::env::var("GSEARCH_DEVICE_STARTUP_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(400);
+    std::time::Duration::from_millis(ms)
+}
+
+/// The cost model of `auto` on one big file: whether starting the device
+/// can pay. Waits until each of the `threads` CPU workers has answered a
+/// chunk, then projects the CPU's time for the chunks still unclaimed at
+/// the pace shown. The device is started only if that is more than twice
+/// its start-up: otherwise the CPU is done before the device could take a
+/// share worth the cores its start-up and its staging copies take (on the
+/// H200 machine, `-c` of one literal over 8.7 GB: CPU 0.21 s alone, 0.25 s
+/// with the device starting beside it). `Err` says why not.
+fn device_pays(shared: &Shared, threads: usize) -> Result<(), String> {
+    let startup = device_startup();
+    if startup.is_zero() {
+        return Ok(());
+    }
+    let t0 = Instant::now();
+    let total = shared.slots.len();
+    loop {
+        let claimed = shared.next.load(Ordering::Relaxed).min(total);
+        let done = shared.done.load(Ordering::Acquire);
+        if claimed >= total {
+            return Err("the CPU claimed every chunk first".into());
+        }
+        if done >= threads.min(total) {
+            let projected = t0.elapsed().mul_f64((total - claimed) as f64 / done as f64);
+            if projected > 2 * startup {
+                return Ok(());
+            }
+            return Err(format!(
+                "the CPU's pace leaves {:.0} ms of work, less than twice the device's \
+                 {:.0} ms start-up",
+                projected.as_secs_f64() * 1e3,
+                startup.as_secs_f64() * 1e3
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_micros(500));
     }
 }
 
@@ -292,7 +345,12 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
     let Some(handle) = device else {
         return;
     };
-    if shared.done.load(Ordering::Acquire) < shared.slots.len() || handle.is_finished() {
+    // A thread still deciding (not yet in OpenCL) returns within a poll.
+    let in_opencl = shared.device_starting.load(Ordering::Acquire);
+    if shared.done.load(Ordering::Acquire) < shared.slots.len()
+        || handle.is_finished()
+        || !in_opencl
+    {
         if handle.join().is_err() {
             shared.note("device: its thread failed; the CPU searched its chunks".into());
         }
@@ -349,6 +407,11 @@ fn print_lines<W: WriteColor>(
 /// The device's side: start OpenCL, then take chunks from the shared
 /// counter until none are left.
 fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &Shared) {
+    if let Err(why) = device_pays(shared, crate::sys::cores()) {
+        shared.note(format!("device: not started ({why})"));
+        return;
+    }
+    shared.device_starting.store(true, Ordering::Release);
     let t = Instant::now();
     // Each chunk with its overlap must fit one batch.
     let longest = set.patterns.iter().map(Vec::len).max().unwrap_or(0);
