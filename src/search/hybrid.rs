@@ -412,14 +412,16 @@ fn feed_device(
             true
         },
     );
-    shared.note(format!(
+    let mut notes = vec![format!(
         "{label}: {} ({} kernel), ready after {:.1} ms, {chunks} chunks",
         engine.device_name(),
         engine.kernel_name(),
         ready.as_secs_f64() * 1e3
-    ));
-    for line in stats.summary().lines() {
-        shared.note(line.to_string());
+    )];
+    notes.extend(stats.summary().lines().map(|l| format!("  {l}")));
+    // One device's lines together, whichever device ends first.
+    if let Ok(mut n) = shared.device_note.lock() {
+        n.extend(notes);
     }
 }
 
