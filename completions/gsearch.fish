@@ -25,7 +25,7 @@ cpu\t'Always the CPU engine'
 opencl\t'Always an OpenCL device (a CPU-type device only when no other exists)'
 default\t'ripgrep\'s name for its default regex engine: gsearch\'s `auto`'
 pcre2\t'ripgrep\'s PCRE2 engine, which gsearch does not have (as `-P`)'"
-complete -c gsearch -l opencl-device -d 'The OpenCL device to use: an index from --list-devices or part of its name' -r
+complete -c gsearch -l opencl-device -d 'The OpenCL devices to use, comma-separated: indexes from --list-devices, parts of names (each the first such device not already listed), or all. Default: every GPU and accelerator; each takes batches from one queue' -r
 complete -c gsearch -l generate -d 'Print the man page or a shell completion script, then exit' -r -f -a "man\t''
 complete-bash\t''
 complete-zsh\t''
@@ -95,7 +95,7 @@ complete -c gsearch -l type-list -d 'Print every known file type and its globs, 
 complete -c gsearch -s L -l follow -d 'Follow symbolic links'
 complete -c gsearch -l no-follow
 complete -c gsearch -s u -l unrestricted -d 'Search more: -u ignores ignore files, -uu also hidden files, -uuu also binary files'
-complete -c gsearch -l list-devices -d 'List every OpenCL platform and device, marking the one auto would use'
+complete -c gsearch -l list-devices -d 'List every OpenCL platform and device, marking the ones auto would use'
 complete -c gsearch -l verify -d 'Search again with the CPU engine and report any difference (exit 2)'
 complete -c gsearch -l sorted -d 'Look up lines starting with the keys in a bytewise-sorted file (like look(1), many keys at once)'
 complete -c gsearch -s U -l multiline -d 'Let matches span lines (a pattern may match line terminators)'

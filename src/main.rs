@@ -76,7 +76,7 @@ fn try_main() -> anyhow::Result<u8> {
         let plan = pending.finish()?;
         gsearch::search::hybrid::search(&cfg, &plan, &path)?
     } else {
-        let engine = choose::engine(&cfg, pending.literals());
+        let engine = choose::engines(&cfg, pending.literals());
         gsearch::sys::trace::mark("engine chosen");
         // A bad pattern is reported before a missing device, as before.
         let plan = pending.finish()?;

@@ -272,7 +272,14 @@ fn after_a_device_failure_the_host_numbers_the_same_lines() {
         return;
     }
     for kind in [FaultKind::Lost, FaultKind::Enqueue] {
-        let s = stream_check(Some(Fault { kind, at_batch: 3 }), false);
+        let s = stream_check(
+            Some(Fault {
+                kind,
+                at_batch: 3,
+                device: None,
+            }),
+            false,
+        );
         assert!(s.device_failure.is_some());
         assert!(s.line_batches_host > 15, "{}", s.summary());
     }

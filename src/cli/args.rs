@@ -328,16 +328,18 @@ pub struct Cli {
         help_heading = "Engine"
     )]
     pub engine: Option<EngineArg>,
-    /// The OpenCL device to use: an index from --list-devices or part of its
-    /// name.
+    /// The OpenCL devices to use, comma-separated: indexes from --list-devices,
+    /// parts of names (each the first such device not already listed), or
+    /// all. Default: every GPU and accelerator; each takes batches from one
+    /// queue.
     #[arg(
         long,
         env = "GSEARCH_OPENCL_DEVICE",
-        value_name = "N|NAME",
+        value_name = "N|NAME|all,...",
         help_heading = "Engine"
     )]
     pub opencl_device: Option<String>,
-    /// List every OpenCL platform and device, marking the one auto would use.
+    /// List every OpenCL platform and device, marking the ones auto would use.
     #[arg(long, help_heading = "Engine")]
     pub list_devices: bool,
     /// Search again with the CPU engine and report any difference (exit 2).

@@ -79,10 +79,12 @@ pub const ENVIRONMENT: &[EnvVar] = &[
     var(
         "GSEARCH_OPENCL_DEVICE",
         User,
-        "The OpenCL device when --opencl-device is not given: an index as --list-devices \
-         prints it, or part of a platform or device name (case does not matter); auto and \
-         any are also accepted.",
-        "the first GPU or accelerator; with --engine opencl, any device when there is no GPU",
+        "The OpenCL devices when --opencl-device is not given, comma-separated: an index as \
+         --list-devices prints it, or part of a platform or device name (case does not \
+         matter; each entry takes the first such device not already listed), all (every \
+         device); auto and any are also accepted. Every device listed takes batches from \
+         one queue.",
+        "every GPU and accelerator; with --engine opencl, device 0 when there is none",
     ),
     var(
         "GSEARCH_TRACE",
@@ -228,7 +230,8 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "GSEARCH_FAULT",
         Tests,
         "Makes the device engine fail on purpose: build, alloc, enqueue, lost or slowstart, \
-         optionally @N for the N-th batch (from 0). Tests use it to show that no match is \
+         optionally @N for the N-th batch (from 0) and :D for only the D-th device listed \
+         (from 0). Tests use it to show that no match is \
          lost and one warning is printed. Never set it otherwise.",
         "no fault",
     ),

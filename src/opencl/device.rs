@@ -25,20 +25,50 @@ pub enum DeviceSelector {
     /// The first device whose platform or device name contains this
     /// (case-insensitive).
     Name(String),
+    /// Every device of every type (`all`); as one device, the first.
+    All,
 }
 
 impl DeviceSelector {
     /// Parses a user string (`GSEARCH_OPENCL_DEVICE`, `--device`): `auto`,
-    /// `explicit` (also `any`), a decimal index, otherwise a name substring.
+    /// `explicit` (also `any`), `all`, a decimal index, otherwise a name
+    /// substring.
     pub fn parse(s: &str) -> DeviceSelector {
         let t = s.trim();
         match t.to_ascii_lowercase().as_str() {
             "auto" | "" => DeviceSelector::Auto,
             "explicit" | "any" => DeviceSelector::Explicit,
+            "all" => DeviceSelector::All,
             _ => match t.parse::<usize>() {
                 Ok(i) => DeviceSelector::Index(i),
                 Err(_) => DeviceSelector::Name(t.to_string()),
             },
+        }
+    }
+
+    /// Parses a list (`0,1`, `nvidia,nvidia`, `all`): one selector per
+    /// comma-separated entry; an empty list is `auto`.
+    pub fn parse_list(s: &str) -> Vec<DeviceSelector> {
+        let v: Vec<DeviceSelector> = s
+            .split(',')
+            .filter(|e| !e.trim().is_empty())
+            .map(DeviceSelector::parse)
+            .collect();
+        if v.is_empty() {
+            vec![DeviceSelector::Auto]
+        } else {
+            v
+        }
+    }
+
+    /// How errors name it.
+    fn describe(&self) -> String {
+        match self {
+            DeviceSelector::Auto => "auto (no GPU or accelerator)".to_string(),
+            DeviceSelector::Explicit => "any".to_string(),
+            DeviceSelector::Index(i) => format!("index {i}"),
+            DeviceSelector::Name(n) => format!("name {n:?}"),
+            DeviceSelector::All => "all".to_string(),
         }
     }
 }
@@ -224,12 +254,12 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, DiscoveryError> {
     devices(false)
 }
 
-/// With `first_gpu`, a GPU found without asking PoCL for its devices,
-/// when some other platform has one (a one-element list); otherwise, or
-/// when none has, [`list_devices`]'s answer. PoCL starts its CPU device
-/// when asked for devices: 10-60 ms on the H100 machine, at the start of
-/// every run that has the GPU to search with.
-fn devices(first_gpu: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
+/// With `gpus`, the GPUs found without asking PoCL for its devices, when
+/// the other platforms have some; otherwise, or when none has,
+/// [`list_devices`]'s answer. PoCL starts its CPU device when asked for
+/// devices: 10-60 ms on the H100 machine, at the start of every run that
+/// has a GPU to search with.
+fn devices(gpus: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
     if !runtime_available() {
         return Err(DiscoveryError::NoRuntime);
     }
@@ -239,25 +269,28 @@ fn devices(first_gpu: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
     // (Listing the platforms starts every driver: that is where the time
     // goes, 30-300 ms on the H100 machine, ~30 ms when another process has
     // the GPU open; their devices take ~10 ms more.)
-    // Each platform's devices, asked once: with `first_gpu` the platforms
-    // other than PoCL's first, in order, until one has a GPU.
+    // Each platform's devices, asked once: with `gpus` every platform
+    // other than PoCL's first.
     let mut asked: Vec<Option<Vec<DeviceInfo>>> = vec![None; platforms.len()];
-    if first_gpu {
+    if gpus {
         let is_pocl = |p: &Platform| p.vendor().is_ok_and(|v| v.contains("pocl"));
-        let mut index = 0;
+        let (mut index, mut found) = (0, Vec::new());
         for (p, slot) in platforms.iter().zip(&mut asked) {
             if is_pocl(p) {
                 continue;
             }
             let devs = platform_devices(p);
-            if let Some(mut d) = devs.iter().find(|d| d.is_gpu()).cloned() {
-                // Counting the platforms asked (PoCL's devices, if listed
-                // before, would shift `--list-devices`' numbers).
+            // Counting the platforms asked (PoCL's devices, if listed
+            // before, would shift `--list-devices`' numbers).
+            found.extend(devs.iter().filter(|d| d.is_gpu()).cloned().map(|mut d| {
                 d.index += index;
-                return Ok(vec![d]);
-            }
+                d
+            }));
             index += devs.len();
             *slot = Some(devs);
+        }
+        if !found.is_empty() {
+            return Ok(found);
         }
     }
     let mut out: Vec<DeviceInfo> = platforms
@@ -289,7 +322,9 @@ pub fn pick(devs: &[DeviceInfo], sel: &DeviceSelector) -> Option<usize> {
     };
     match sel {
         DeviceSelector::Auto => auto(),
-        DeviceSelector::Explicit => auto().or(if devs.is_empty() { None } else { Some(0) }),
+        DeviceSelector::Explicit | DeviceSelector::All => {
+            auto().or(if devs.is_empty() { None } else { Some(0) })
+        }
         DeviceSelector::Index(i) => (*i < devs.len()).then_some(*i),
         DeviceSelector::Name(n) => {
             // Platforms and vendors first ("intel", "pocl", "nvidia"), then
@@ -304,22 +339,71 @@ pub fn pick(devs: &[DeviceInfo], sel: &DeviceSelector) -> Option<usize> {
     }
 }
 
+/// The indices into `devs` that a list of selectors picks, in the list's
+/// order, each device once: `auto` and `any` every GPU and accelerator
+/// (`any`, when there is none, device 0), `all` every device, an index that
+/// device, a name the first device it matches that the list has not
+/// already taken (so `pocl,pocl` is two PoCL devices). Empty when some
+/// entry matches nothing new.
+pub fn pick_all(devs: &[DeviceInfo], sels: &[DeviceSelector]) -> Result<Vec<usize>, String> {
+    let mut out: Vec<usize> = Vec::new();
+    for sel in sels {
+        let fresh = |i: &usize| !out.contains(i);
+        let found: Vec<usize> = match sel {
+            DeviceSelector::Auto | DeviceSelector::Explicit => {
+                let accel: Vec<usize> = (0..devs.len())
+                    .filter(|&i| devs[i].is_gpu() || devs[i].is_accelerator())
+                    .collect();
+                match (accel.is_empty(), sel) {
+                    (true, DeviceSelector::Explicit) => pick(devs, sel).into_iter().collect(),
+                    _ => accel,
+                }
+            }
+            DeviceSelector::All => (0..devs.len()).collect(),
+            DeviceSelector::Index(_) => pick(devs, sel).into_iter().collect(),
+            DeviceSelector::Name(n) => {
+                let n = n.to_lowercase();
+                let has = |s: &str| s.to_lowercase().contains(&n);
+                let by = |f: &dyn Fn(&DeviceInfo) -> bool| {
+                    (0..devs.len()).find(|i| fresh(i) && f(&devs[*i]))
+                };
+                by(&|d| has(&d.platform) || has(&d.vendor))
+                    .or_else(|| by(&|d| has(&d.name)))
+                    .into_iter()
+                    .collect()
+            }
+        };
+        let new: Vec<usize> = found.into_iter().filter(|i| fresh(i)).collect();
+        if new.is_empty() && !matches!(sel, DeviceSelector::Index(i) if out.contains(i)) {
+            return Err(sel.describe());
+        }
+        out.extend(new);
+    }
+    Ok(out)
+}
+
+/// Whether `sels` may be answered from the GPUs alone (PoCL's CPU device
+/// never asked for; see [`devices`]).
+fn gpus_suffice(sels: &[DeviceSelector]) -> bool {
+    sels.iter()
+        .all(|s| matches!(s, DeviceSelector::Auto | DeviceSelector::Explicit))
+}
+
 /// Lists the devices and picks one.
 pub fn select(sel: &DeviceSelector) -> Result<DeviceInfo, DiscoveryError> {
     // Auto and Explicit take the first GPU; PoCL's is looked at last.
-    let devs = devices(matches!(
-        sel,
-        DeviceSelector::Auto | DeviceSelector::Explicit
-    ))?;
+    let devs = devices(gpus_suffice(std::slice::from_ref(sel)))?;
     match pick(&devs, sel) {
         Some(i) => Ok(devs[i].clone()),
-        None => Err(DiscoveryError::NoMatch(match sel {
-            DeviceSelector::Auto => "auto (no GPU or accelerator)".to_string(),
-            DeviceSelector::Explicit => "any".to_string(),
-            DeviceSelector::Index(i) => format!("index {i}"),
-            DeviceSelector::Name(n) => format!("name {n:?}"),
-        })),
+        None => Err(DiscoveryError::NoMatch(sel.describe())),
     }
+}
+
+/// Lists the devices and picks every device of a list ([`pick_all`]).
+pub fn select_all(sels: &[DeviceSelector]) -> Result<Vec<DeviceInfo>, DiscoveryError> {
+    let devs = devices(gpus_suffice(sels))?;
+    let picked = pick_all(&devs, sels).map_err(DiscoveryError::NoMatch)?;
+    Ok(picked.into_iter().map(|i| devs[i].clone()).collect())
 }
 
 fn mib(b: u64) -> String {
@@ -332,8 +416,8 @@ fn mib(b: u64) -> String {
     }
 }
 
-/// Every platform and device, one block per device; `*` marks the device
-/// `auto` would pick. Says plainly when there is no runtime or no device.
+/// Every platform and device, one block per device; `*` marks the devices
+/// `auto` would use. Says plainly when there is no runtime or no device.
 pub fn list_devices_text() -> String {
     let devs = match list_devices() {
         Ok(d) => d,
@@ -348,10 +432,10 @@ pub fn list_devices_text() -> String {
                 .to_string();
         }
     };
-    let auto = pick(&devs, &DeviceSelector::Auto);
+    let auto = pick_all(&devs, &[DeviceSelector::Auto]).unwrap_or_default();
     let mut s = String::new();
     for d in &devs {
-        let mark = if Some(d.index) == auto { "*" } else { " " };
+        let mark = if auto.contains(&d.index) { "*" } else { " " };
         let _ = writeln!(s, "{mark}{:>2}  {} / {}", d.index, d.platform, d.name);
         let _ = writeln!(
             s,
@@ -372,9 +456,10 @@ pub fn list_devices_text() -> String {
             if d.device_enqueue { "yes" } else { "no" }
         );
     }
-    match auto {
-        Some(_) => s.push_str("* = the device `auto` picks\n"),
-        None => s.push_str(
+    match auto.len() {
+        1 => s.push_str("* = the device `auto` uses\n"),
+        n if n > 1 => s.push_str("* = the devices `auto` uses, all of them together\n"),
+        _ => s.push_str(
             "No GPU or accelerator: `auto` searches on the CPU \
              (an explicit OpenCL engine uses device 0).\n",
         ),
@@ -394,6 +479,19 @@ mod tests {
         assert_eq!(
             DeviceSelector::parse("H100"),
             DeviceSelector::Name("H100".into())
+        );
+        assert_eq!(DeviceSelector::parse("ALL"), DeviceSelector::All);
+        assert_eq!(
+            DeviceSelector::parse_list("0, 1"),
+            vec![DeviceSelector::Index(0), DeviceSelector::Index(1)]
+        );
+        assert_eq!(DeviceSelector::parse_list(" "), vec![DeviceSelector::Auto]);
+        assert_eq!(
+            DeviceSelector::parse_list("pocl,2"),
+            vec![
+                DeviceSelector::Name("pocl".into()),
+                DeviceSelector::Index(2)
+            ]
         );
     }
 

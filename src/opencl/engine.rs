@@ -15,7 +15,7 @@ use crate::engine::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
 
 use super::batch::BatchSource;
 use super::cache::ProgramCache;
-use super::device::{DeviceInfo, DeviceSelector, select};
+use super::device::{DeviceInfo, DeviceSelector, select, select_all};
 use super::fault::Fault;
 use super::gpu::{Gpu, GpuConfig, InitStats};
 use super::kernels::KernelKind;
@@ -88,6 +88,73 @@ impl EngineOptions {
         o.fault = Fault::from_env();
         o
     }
+
+    /// The options of the `index`-th engine of a search on several devices
+    /// (a fault aimed at another device removed).
+    fn for_device(&self, index: usize) -> EngineOptions {
+        let mut o = self.clone();
+        o.fault = Fault::for_device(self.fault, index);
+        o
+    }
+}
+
+/// A forced kernel when it can search `patterns`, else the one their shape
+/// picks.
+fn literal_kind(patterns: &[Vec<u8>], opts: &EngineOptions) -> Result<KernelKind, EngineError> {
+    match opts.kernel {
+        Some(k) if !k.can_handle(patterns) => Err(EngineError::Unsupported(format!(
+            "kernel {} cannot search this pattern set",
+            k.name()
+        ))),
+        Some(k) => Ok(k),
+        None => Ok(KernelKind::choose(patterns)),
+    }
+}
+
+/// What starting one device gave: its engine side (none: CPU only), its
+/// start-up times, and why it failed, if it did.
+type Started = (Option<Gpu>, InitStats, Option<String>);
+
+/// Starts `start` on every device of `infos` side by side (each its own
+/// context and program), with that device's fault.
+fn start_gpus<F>(infos: &[DeviceInfo], opts: &EngineOptions, start: F) -> Vec<Started>
+where
+    F: Fn(&DeviceInfo, &GpuConfig<'_>) -> Result<Option<Gpu>, String> + Sync,
+{
+    std::thread::scope(|s| {
+        let handles: Vec<_> = infos
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let start = &start;
+                s.spawn(move || {
+                    let cfg = GpuConfig {
+                        cache: &opts.cache,
+                        work_group: opts.work_group,
+                        iters: opts.iters,
+                        fault: Fault::for_device(opts.fault, i),
+                        dfa: None,
+                    };
+                    match start(info, &cfg) {
+                        Ok(g) => {
+                            let init = g.as_ref().map(|g| g.init).unwrap_or_default();
+                            (g, init, None)
+                        }
+                        Err(e) => (None, InitStats::default(), Some(e)),
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    let e = "the device's start-up failed".to_string();
+                    (None, InitStats::default(), Some(e))
+                })
+            })
+            .collect()
+    })
 }
 
 pub(crate) struct State {
@@ -117,7 +184,8 @@ pub struct OpenClEngine {
     pub(crate) max_len: usize,
     /// The DFA groups of a regex set (kernel `dfa`; `patterns` is empty).
     pub(crate) dfa: Option<Arc<DfaSet>>,
-    pub(crate) cpu: CpuLiteralEngine,
+    /// The CPU fallback, shared by the engines of one search.
+    pub(crate) cpu: Arc<CpuLiteralEngine>,
     kind: KernelKind,
     info: DeviceInfo,
     pub(crate) opts: EngineOptions,
@@ -150,15 +218,35 @@ impl OpenClEngine {
         set: &LiteralSet,
         min_batch: usize,
     ) -> Result<OpenClEngine, EngineError> {
+        Self::with_options(sel, set, Self::literal_options(set, min_batch))
+    }
+
+    /// One engine per device the list `sels` picks ([`select_all`]): each
+    /// with its own context, program and pinned slots, started side by side;
+    /// the CPU fallback is built once and shared. Batches of at least
+    /// `min_batch` bytes; `GSEARCH_FAULT`'s `:D` picks the device it hits.
+    pub fn open_all(
+        sels: &[DeviceSelector],
+        set: &LiteralSet,
+        min_batch: usize,
+    ) -> Result<Vec<OpenClEngine>, EngineError> {
+        let opts = Self::literal_options(set, min_batch);
+        let kind = literal_kind(&non_empty(set), &opts)?;
+        let infos = select_all(sels).map_err(|e| EngineError::Device(e.to_string()))?;
+        Self::literal_engines(infos, kind, set, opts)
+    }
+
+    /// `GSEARCH_*`'s options, batches of at least `min_batch` bytes, and a
+    /// forced kernel dropped when it cannot search `set`.
+    fn literal_options(set: &LiteralSet, min_batch: usize) -> EngineOptions {
         let mut opts = EngineOptions::from_env();
         opts.batch_bytes = opts.batch_bytes.max(min_batch);
-        let pats = non_empty(set);
         if let Some(k) = opts.kernel
-            && !k.can_handle(&pats)
+            && !k.can_handle(&non_empty(set))
         {
             opts.kernel = None;
         }
-        Self::with_options(sel, set, opts)
+        opts
     }
 
     /// Like [`OpenClEngine::new`] with explicit options; a forced kernel that
@@ -168,72 +256,64 @@ impl OpenClEngine {
         set: &LiteralSet,
         opts: EngineOptions,
     ) -> Result<OpenClEngine, EngineError> {
+        let kind = literal_kind(&non_empty(set), &opts)?;
+        let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
+        let mut v = Self::literal_engines(vec![info], kind, set, opts)?;
+        v.pop()
+            .ok_or_else(|| EngineError::Device("no OpenCL device".into()))
+    }
+
+    /// The literal engines of `infos` (see [`OpenClEngine::open_all`]).
+    fn literal_engines(
+        infos: Vec<DeviceInfo>,
+        kind: KernelKind,
+        set: &LiteralSet,
+        opts: EngineOptions,
+    ) -> Result<Vec<OpenClEngine>, EngineError> {
         let t0 = Instant::now();
         let patterns = non_empty(set);
-        let kind = match opts.kernel {
-            Some(k) if !k.can_handle(&patterns) => {
-                return Err(EngineError::Unsupported(format!(
-                    "kernel {} cannot search this pattern set",
-                    k.name()
-                )));
-            }
-            Some(k) => k,
-            None => KernelKind::choose(&patterns),
-        };
-        let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
         crate::sys::trace::mark("device selected");
         if Fault::hits_any_batch(opts.fault, super::fault::FaultKind::SlowStart) {
             std::thread::sleep(std::time::Duration::from_secs(3));
         }
         // The CPU fallback (for a big set, a hashed finder that takes a
-        // while to sort) is built beside the device's context and program.
-        let mut failure = None;
-        let mut init = InitStats::default();
-        let (cpu, gpu) = std::thread::scope(|s| {
+        // while to sort) is built beside the devices' contexts and programs.
+        let (cpu, gpus) = std::thread::scope(|s| {
             let cpu = s.spawn(|| CpuLiteralEngine::fallback(set));
-            let gpu = if patterns.is_empty() {
-                None
-            } else {
-                let cfg = GpuConfig {
-                    cache: &opts.cache,
-                    work_group: opts.work_group,
-                    iters: opts.iters,
-                    fault: opts.fault,
-                    dfa: None,
-                };
-                match Gpu::new(&info, kind, &patterns, set.fold_ascii, &cfg) {
-                    Ok(g) => {
-                        init = g.init;
-                        Some(g)
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        None
-                    }
+            let gpus = start_gpus(&infos, &opts, |info, cfg| {
+                if patterns.is_empty() {
+                    return Ok(None);
                 }
-            };
+                Gpu::new(info, kind, &patterns, set.fold_ascii, cfg).map(Some)
+            });
             let cpu = cpu.join().unwrap_or_else(|_| {
                 Err(EngineError::Unsupported("the CPU fallback failed".into()))
             });
-            (cpu, gpu)
+            (cpu, gpus)
         });
         crate::sys::trace::mark("device engine ready (CPU fallback built)");
-        let cpu = cpu?;
-        init.total = t0.elapsed();
-        let engine = OpenClEngine {
-            max_len: patterns.iter().map(Vec::len).max().unwrap_or(0),
-            patterns,
-            fold: set.fold_ascii,
-            dfa: None,
-            cpu,
-            kind,
-            info,
-            opts,
-            init,
-            state: State::new(gpu),
-            failure: Mutex::new(None),
-        };
-        Ok(engine.started(failure))
+        let cpu = Arc::new(cpu?);
+        let max_len = patterns.iter().map(Vec::len).max().unwrap_or(0);
+        let engines = infos.into_iter().zip(gpus).enumerate();
+        Ok(engines
+            .map(|(i, (info, (gpu, mut init, failure)))| {
+                init.total = t0.elapsed();
+                let engine = OpenClEngine {
+                    max_len,
+                    patterns: patterns.clone(),
+                    fold: set.fold_ascii,
+                    dfa: None,
+                    cpu: Arc::clone(&cpu),
+                    kind,
+                    info,
+                    opts: opts.for_device(i),
+                    init,
+                    state: State::new(gpu),
+                    failure: Mutex::new(None),
+                };
+                engine.started(failure)
+            })
+            .collect())
     }
 
     /// The DFA engine for regex patterns (`dfa.cl`): the patterns'
@@ -246,6 +326,17 @@ impl OpenClEngine {
         Self::dfa_with_options(sel, spec, EngineOptions::from_env())
     }
 
+    /// [`OpenClEngine::new_dfa`] on every device the list `sels` picks, as
+    /// [`OpenClEngine::open_all`] does for literals (the tables are built
+    /// once, for the smallest local memory among them).
+    pub fn open_all_dfa(
+        sels: &[DeviceSelector],
+        spec: &DfaSpec,
+    ) -> Result<Vec<OpenClEngine>, EngineError> {
+        let infos = select_all(sels).map_err(|e| EngineError::Device(e.to_string()))?;
+        Self::dfa_engines(infos, spec, EngineOptions::from_env())
+    }
+
     /// [`OpenClEngine::new_dfa`] with explicit options (`kernel` is
     /// ignored). `GSEARCH_DFA_LOCAL_BYTES` (tests, tuning) replaces the
     /// device's local memory size in the grouping (0: every group in
@@ -255,10 +346,22 @@ impl OpenClEngine {
         spec: &DfaSpec,
         opts: EngineOptions,
     ) -> Result<OpenClEngine, EngineError> {
-        let t0 = Instant::now();
         let info = select(sel).map_err(|e| EngineError::Device(e.to_string()))?;
+        let mut v = Self::dfa_engines(vec![info], spec, opts)?;
+        v.pop()
+            .ok_or_else(|| EngineError::Device("no OpenCL device".into()))
+    }
+
+    /// The DFA engines of `infos` (see [`OpenClEngine::open_all_dfa`]).
+    fn dfa_engines(
+        infos: Vec<DeviceInfo>,
+        spec: &DfaSpec,
+        opts: EngineOptions,
+    ) -> Result<Vec<OpenClEngine>, EngineError> {
+        let t0 = Instant::now();
         crate::sys::trace::mark("device selected");
-        let mut limits = DfaLimits::for_local_mem(info.local_mem);
+        let local = infos.iter().map(|i| i.local_mem).min().unwrap_or(0);
+        let mut limits = DfaLimits::for_local_mem(local);
         if let Ok(v) = std::env::var("GSEARCH_DFA_LOCAL_BYTES")
             && let Ok(b) = v.trim().parse::<usize>()
         {
@@ -270,40 +373,34 @@ impl OpenClEngine {
         }
         crate::sys::trace::mark("DFA tables built");
         let set = Arc::new(set);
-        let cfg = GpuConfig {
-            cache: &opts.cache,
-            work_group: opts.work_group,
-            iters: opts.iters,
-            fault: opts.fault,
-            dfa: Some(&set),
-        };
-        let mut init = InitStats::default();
-        let mut failure = None;
-        let gpu = match Gpu::new(&info, KernelKind::Dfa, &[], false, &cfg) {
-            Ok(g) => {
-                init = g.init;
-                Some(g)
-            }
-            Err(e) => {
-                failure = Some(e);
-                None
-            }
-        };
-        init.total = t0.elapsed();
-        let engine = OpenClEngine {
-            patterns: Vec::new(),
-            fold: false,
-            max_len: 1,
-            cpu: CpuLiteralEngine::dfa_lines(Arc::clone(&set)),
-            dfa: Some(set),
-            kind: KernelKind::Dfa,
-            info,
-            opts,
-            init,
-            state: State::new(gpu),
-            failure: Mutex::new(None),
-        };
-        Ok(engine.started(failure))
+        let gpus = start_gpus(&infos, &opts, |info, cfg| {
+            let cfg = GpuConfig {
+                dfa: Some(&set),
+                ..*cfg
+            };
+            Gpu::new(info, KernelKind::Dfa, &[], false, &cfg).map(Some)
+        });
+        let cpu = Arc::new(CpuLiteralEngine::dfa_lines(Arc::clone(&set)));
+        let engines = infos.into_iter().zip(gpus).enumerate();
+        Ok(engines
+            .map(|(i, (info, (gpu, mut init, failure)))| {
+                init.total = t0.elapsed();
+                let engine = OpenClEngine {
+                    patterns: Vec::new(),
+                    fold: false,
+                    max_len: 1,
+                    cpu: Arc::clone(&cpu),
+                    dfa: Some(Arc::clone(&set)),
+                    kind: KernelKind::Dfa,
+                    info,
+                    opts: opts.for_device(i),
+                    init,
+                    state: State::new(gpu),
+                    failure: Mutex::new(None),
+                };
+                engine.started(failure)
+            })
+            .collect())
     }
 
     /// The DFA groups, for a DFA engine.

@@ -1,6 +1,7 @@
 //! Fault injection, FOR TESTS ONLY: `GSEARCH_FAULT=build|alloc|enqueue|lost`
-//! (optionally `KIND@N`: fail at the N-th batch, counted from 0; default 0)
-//! makes the OpenCL engine fail at that point exactly as a broken device
+//! (optionally `KIND@N`: fail at the N-th batch, counted from 0; default 0;
+//! and `:D`: only on the D-th device of a search on several, counted from 0
+//! in the order `--opencl-device` lists them; default every device) makes the OpenCL engine fail at that point exactly as a broken device
 //! would, so tests can prove that no match is lost and that one warning is
 //! printed. Never set it in production.
 //!
@@ -27,16 +28,27 @@ pub enum FaultKind {
 pub struct Fault {
     pub kind: FaultKind,
     pub at_batch: u64,
+    /// Only this device of the engines a search opens (`None`: each).
+    pub device: Option<usize>,
 }
 
 impl Fault {
     pub fn new(kind: FaultKind) -> Fault {
-        Fault { kind, at_batch: 0 }
+        Fault {
+            kind,
+            at_batch: 0,
+            device: None,
+        }
     }
 
-    /// Parses `build`, `alloc`, `enqueue`, `lost`, `slowstart`, optionally `@N`.
+    /// Parses `build`, `alloc`, `enqueue`, `lost`, `slowstart`, optionally
+    /// `@N`, then optionally `:D`.
     pub fn parse(s: &str) -> Option<Fault> {
         let s = s.trim().to_ascii_lowercase();
+        let (s, device) = match s.split_once(':') {
+            Some((s, d)) => (s.to_string(), Some(d.parse().ok()?)),
+            None => (s, None),
+        };
         let (k, n) = match s.split_once('@') {
             Some((k, n)) => (k.to_string(), n.parse().ok()?),
             None => (s, 0),
@@ -49,7 +61,16 @@ impl Fault {
             "slowstart" => FaultKind::SlowStart,
             _ => return None,
         };
-        Some(Fault { kind, at_batch: n })
+        Some(Fault {
+            kind,
+            at_batch: n,
+            device,
+        })
+    }
+
+    /// The fault as the `index`-th device of a search sees it.
+    pub fn for_device(f: Option<Fault>, index: usize) -> Option<Fault> {
+        f.filter(|x| x.device.is_none_or(|d| d == index))
     }
 
     /// `GSEARCH_FAULT`, if set and valid.
@@ -79,9 +100,19 @@ mod tests {
             Fault::parse("Enqueue@3"),
             Some(Fault {
                 kind: FaultKind::Enqueue,
-                at_batch: 3
+                at_batch: 3,
+                device: None
             })
         );
+        assert_eq!(
+            Fault::parse("lost@2:1"),
+            Some(Fault {
+                kind: FaultKind::Lost,
+                at_batch: 2,
+                device: Some(1)
+            })
+        );
+        assert_eq!(Fault::for_device(Fault::parse("lost:1"), 0), None);
         assert_eq!(Fault::parse("nope"), None);
         assert_eq!(Fault::parse("lost@x"), None);
     }

@@ -25,10 +25,12 @@
 //!   text (the public API of `gsearch-bench-kernels`)
 //! - `engine`: [`OpenClEngine`], options, failure policy, `BatchEngine`
 //! - `stream`: the pipelined `stream`/`stream_lines` of [`OpenClEngine`]
+//! - `multi`: [`OpenClEngine::stream_lines_all`], several devices' pipelines
+//!   drawing from one source, the sink fed in the source's order
 //!
 //! Environment: `GSEARCH_KERNEL=naive|3phase|char16` (force a kernel),
 //! `GSEARCH_BATCH_BYTES=N` (batch capacity), `GSEARCH_FAULT=...` (tests
-//! only). The CLI maps `GSEARCH_OPENCL_DEVICE` with [`DeviceSelector::parse`].
+//! only). The CLI maps `GSEARCH_OPENCL_DEVICE` with [`DeviceSelector::parse_list`].
 //! Nothing here panics or aborts when there is no OpenCL library or driver:
 //! discovery reports it and the engine constructor returns an error.
 
@@ -44,6 +46,7 @@ mod host;
 mod kernels;
 mod lineindex;
 pub mod many;
+mod multi;
 mod open;
 mod program;
 pub mod sorted;
@@ -54,7 +57,7 @@ pub use batch::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
 pub use cache::{Hash128, ProgramCache, hash128};
 pub use device::{
     DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, has_any_device, list_devices,
-    list_devices_text, pick, runtime_available, select,
+    list_devices_text, pick, pick_all, runtime_available, select, select_all,
 };
 pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine};
 pub use error::{DEVICE_ENV, DeviceError};

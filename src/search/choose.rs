@@ -14,6 +14,9 @@ use crate::matcher::plan::is_case_insensitive;
 use crate::opencl::{DeviceSelector, OpenClEngine};
 use crate::walk::explicit_bytes;
 
+/// One engine per device, at least one.
+pub type Engines = Vec<OpenClEngine>;
+
 /// Input size from which `auto` starts a GPU: about what ripgrep searches
 /// in the time OpenCL takes to start.
 pub const AUTO_MIN_BYTES: u64 = 1 << 30;
@@ -27,11 +30,12 @@ pub fn auto_min_bytes() -> u64 {
         .unwrap_or(AUTO_MIN_BYTES)
 }
 
-/// The device engine to use for the plan's literal set, or `None` for the
-/// CPU engine. Without a literal set the patterns are regexes: the device
+/// The device engines to use for the plan's literal set (one per device
+/// `--opencl-device` lists; `auto`: every GPU and accelerator), or `None`
+/// for the CPU engine. Without a literal set the patterns are regexes: the device
 /// runs them as DFAs that decide candidate lines (`OpenClEngine::new_dfa`),
 /// unless a pattern's DFA is too big (then the CPU engine runs them).
-pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Option<OpenClEngine>> {
+pub fn engines(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Option<Engines>> {
     // Decoded, decompressed, preprocessed or multiline input, and options
     // only ripgrep's searcher and printers honour (`--crlf`, `--passthru`,
     // `-M`, `--colors`...): the CPU engine.
@@ -44,8 +48,8 @@ pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Opt
     match cfg.engine {
         EngineArg::Cpu => Ok(None),
         EngineArg::Opencl => {
-            let sel = selector(cfg, DeviceSelector::Explicit);
-            match OpenClEngine::new(&sel, set) {
+            let sels = selectors(cfg, DeviceSelector::Explicit);
+            match OpenClEngine::open_all(&sels, set, 0) {
                 Ok(e) => Ok(Some(e)),
                 Err(e) => bail!("the OpenCL engine is not available: {e}"),
             }
@@ -54,14 +58,14 @@ pub fn engine(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Opt
             if !auto_may_start_device(cfg) {
                 return Ok(None);
             }
-            let sel = selector(cfg, DeviceSelector::Auto);
-            Ok(unless_named(cfg, OpenClEngine::new(&sel, set)))
+            let sels = selectors(cfg, DeviceSelector::Auto);
+            Ok(unless_named(cfg, OpenClEngine::open_all(&sels, set, 0)))
         }
     }
 }
 
 /// The DFA engine for a regex plan, as [`engine`] decides for literals.
-fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<OpenClEngine>> {
+fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
     if cfg.patterns.is_empty() {
         return Ok(None);
     }
@@ -73,8 +77,8 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<OpenClEngine>> {
     match cfg.engine {
         EngineArg::Cpu => Ok(None),
         EngineArg::Opencl => {
-            let sel = selector(cfg, DeviceSelector::Explicit);
-            match OpenClEngine::new_dfa(&sel, &spec) {
+            let sels = selectors(cfg, DeviceSelector::Explicit);
+            match OpenClEngine::open_all_dfa(&sels, &spec) {
                 Ok(e) => Ok(Some(e)),
                 // Too big a DFA (or a pattern the parser refuses, which
                 // the exact matcher then reports): the CPU engine.
@@ -86,10 +90,10 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<OpenClEngine>> {
             if !auto_may_start_device(cfg) || cfg.patterns.len() > AUTO_MAX_DFA_PATTERNS {
                 return Ok(None);
             }
-            let sel = selector(cfg, DeviceSelector::Auto);
+            let sels = selectors(cfg, DeviceSelector::Auto);
             Ok(
-                unless_named(cfg, OpenClEngine::new_dfa(&sel, &spec)).filter(|e| {
-                    e.dfa_set()
+                unless_named(cfg, OpenClEngine::open_all_dfa(&sels, &spec)).filter(|e| {
+                    e[0].dfa_set()
                         .is_some_and(|d| d.groups.len() <= AUTO_MAX_DFA_GROUPS)
                 }),
             )
@@ -117,10 +121,7 @@ fn auto_may_start_device(cfg: &Config) -> bool {
 /// `auto`'s engine, or `None` for the CPU. A device the user named with
 /// `--opencl-device` (or `GSEARCH_OPENCL_DEVICE`) that cannot serve is
 /// said once on stderr; with no device named, the CPU takes over quietly.
-fn unless_named<E: std::fmt::Display>(
-    cfg: &Config,
-    engine: Result<OpenClEngine, E>,
-) -> Option<OpenClEngine> {
+fn unless_named<E: std::fmt::Display>(cfg: &Config, engine: Result<Engines, E>) -> Option<Engines> {
     match engine {
         Ok(e) => Some(e),
         Err(e) => {
@@ -151,9 +152,11 @@ fn stops_early(cfg: &Config) -> bool {
     cfg.quit_after_match || cfg.max_count.is_some() || cfg.lists_files()
 }
 
-fn selector(cfg: &Config, default: DeviceSelector) -> DeviceSelector {
+/// The devices `--opencl-device` (or `GSEARCH_OPENCL_DEVICE`) lists, else
+/// `default`.
+pub fn selectors(cfg: &Config, default: DeviceSelector) -> Vec<DeviceSelector> {
     match cfg.opencl_device.as_deref() {
-        Some(s) if !s.trim().is_empty() => DeviceSelector::parse(s),
-        _ => default,
+        Some(s) if !s.trim().is_empty() => DeviceSelector::parse_list(s),
+        _ => vec![default],
     }
 }

@@ -299,9 +299,13 @@ struct BigOffsets {
     last_line: Option<u64>,
 }
 
-/// Searches everything through `engine`; returns whether anything matched.
-pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Result<bool> {
+/// Searches everything through `engines` (one per device, all taking
+/// batches from one [`Source`]); returns whether anything matched.
+pub fn search(cfg: &Config, plan: &Plan, engines: &[OpenClEngine]) -> anyhow::Result<bool> {
     let started = Instant::now();
+    let Some(engine) = engines.first() else {
+        anyhow::bail!("no OpenCL engine to search with");
+    };
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
     let walk_thread = spawn_walk(cfg, tx)?;
     let mut fin = Finisher::new(cfg, plan);
@@ -315,13 +319,13 @@ pub fn search(cfg: &Config, plan: &Plan, engine: &OpenClEngine) -> anyhow::Resul
         chunk_lines: !cfg.verify,
         count_only: fin.streams_count(),
     };
-    let stage = engine.stream_lines(&mut src, &mut |pieces, bytes, r| match r {
+    let stages = OpenClEngine::stream_lines_all(engines, &mut src, |pieces, bytes, r| match r {
         BatchResult::Offsets(set) => fin.batch(pieces, bytes, &set.offsets),
         BatchResult::Lines(lines) => fin.batch_lines(pieces, bytes, lines),
     });
     drop(src);
     let searched = walk_thread.join().unwrap_or(true);
-    let report = device_report(engine, plan, &fin, &stage);
+    let report = device_report(engines, plan, &fin, &stages);
     let mut buf = fin.bufwtr.buffer();
     finish(
         cfg,
@@ -388,15 +392,22 @@ fn spawn_walk(
 }
 
 /// The `--stats` lines of a device search: engine, kernel, patterns, the
-/// DFA's candidates, the stream's stages and the device-numbered files.
+/// DFA's candidates, the stream's stages (each device's share, with
+/// several) and the device-numbered files.
 fn device_report(
-    engine: &OpenClEngine,
+    engines: &[OpenClEngine],
     plan: &Plan,
     fin: &Finisher<'_>,
-    stage: &StageStats,
+    stages: &[StageStats],
 ) -> Vec<String> {
+    let engine = &engines[0];
+    let names: Vec<&str> = engines.iter().map(OpenClEngine::device_name).collect();
+    let on = match names.as_slice() {
+        [one] => one.to_string(),
+        many => format!("{} devices ({})", many.len(), many.join(", ")),
+    };
     let mut report = vec![
-        format!("engine: opencl on {}", engine.device_name()),
+        format!("engine: opencl on {on}"),
         format!("kernel: {}", engine.kernel_name()),
         format!("patterns: {}", plan.describe()),
     ];
@@ -412,7 +423,10 @@ fn device_report(
             }
         ));
     }
-    report.extend(stage_lines(stage));
+    match stages {
+        [one] => report.extend(stage_lines(one)),
+        many => report.extend(device_shares(engines, many)),
+    }
     if fin.numbered_files + fin.counted_files > 0 {
         report.push(format!(
             "line numbers from the device's newline counts: {} files printed with -n, {} \
@@ -421,6 +435,26 @@ fn device_report(
         ));
     }
     report
+}
+
+/// Each device's share of a search on several (`device N (name): ...`,
+/// then its stages indented).
+fn device_shares(engines: &[OpenClEngine], stages: &[StageStats]) -> Vec<String> {
+    let total = stages.iter().map(|s| s.bytes).sum::<u64>().max(1);
+    let mut lines = Vec::new();
+    for (i, (e, s)) in engines.iter().zip(stages).enumerate() {
+        lines.push(format!(
+            "device {i} ({}): {} batches ({} on the CPU), {} bytes ({:.0}%), {:.1} ms",
+            e.device_name(),
+            s.batches,
+            s.cpu_batches,
+            s.bytes,
+            s.bytes as f64 * 100.0 / total as f64,
+            s.wall.as_secs_f64() * 1e3
+        ));
+        lines.extend(stage_lines(s).into_iter().map(|l| format!("  {l}")));
+    }
+    lines
 }
 
 fn stage_lines(s: &StageStats) -> Vec<String> {

@@ -7,7 +7,8 @@
 //! memory map, with the exact matcher). When the device is up, its feeder
 //! takes chunks from the same counter and reads them into pinned staging
 //! buffers; whoever is faster simply takes more chunks. If the device never
-//! comes up, the CPU finishes alone. The answers are merged per chunk and
+//! comes up, the CPU finishes alone. With several devices (`auto`: every
+//! GPU of the host) each has its own feeder on the same counter. The answers are merged per chunk and
 //! printed by ripgrep's searcher (or `output::plain` for numbered lines), which
 //! visits only the candidate lines.
 
@@ -136,11 +137,13 @@ impl Shared {
         report
     }
 
-    fn answer(&self, i: usize, offsets: Vec<u64>, has_nul: bool, device: bool) {
+    /// Records chunk `i`'s answer; false when it already had one.
+    fn answer(&self, i: usize, offsets: Vec<u64>, has_nul: bool, device: bool) -> bool {
         if has_nul {
             self.nul.store(true, Ordering::Relaxed);
         }
-        if self.slots[i].set(offsets).is_ok() {
+        let first = self.slots[i].set(offsets).is_ok();
+        if first {
             self.done.fetch_add(1, Ordering::AcqRel);
             let tally = if device {
                 &self.device_chunks
@@ -149,6 +152,7 @@ impl Shared {
             };
             tally.fetch_add(1, Ordering::Relaxed);
         }
+        first
     }
 
     /// Whether the device, at the rate it has shown so far, will finish
@@ -286,10 +290,10 @@ fn spawn_device(
     shared: &Arc<Shared>,
 ) -> Option<std::thread::JoinHandle<()>> {
     let set = plan.literals.clone().expect("suits() checked");
-    let (shared, file, sel) = (Arc::clone(shared), Arc::clone(file), selector(cfg));
+    let (shared, file, sels) = (Arc::clone(shared), Arc::clone(file), selectors(cfg));
     std::thread::Builder::new()
         .name("gsearch-device".into())
-        .spawn(move || device_thread(&sel, &set, &file, &shared))
+        .spawn(move || device_thread(&sels, &set, &file, &shared))
         .ok()
 }
 
@@ -404,9 +408,11 @@ fn print_lines<W: WriteColor>(
     printer.search(&mut srch, m, path, Input::Slice(data))
 }
 
-/// The device's side: start OpenCL, then take chunks from the shared
-/// counter until none are left.
-fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &Shared) {
+/// The devices' side: start OpenCL on every device `--opencl-device` lists
+/// (`auto`: every GPU and accelerator), when [`device_pays`] says it can
+/// pay, then each device takes chunks from the shared counter on its own
+/// thread until none are left.
+fn device_thread(sels: &[DeviceSelector], set: &LiteralSet, file: &File, shared: &Shared) {
     if let Err(why) = device_pays(shared, crate::sys::cores()) {
         shared.note(format!("device: not started ({why})"));
         return;
@@ -415,10 +421,11 @@ fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &S
     let t = Instant::now();
     // Each chunk with its overlap must fit one batch.
     let longest = set.patterns.iter().map(Vec::len).max().unwrap_or(0);
-    let engine = match OpenClEngine::with_min_batch(sel, set, chunk() + longest) {
+    let engines = match OpenClEngine::open_all(sels, set, chunk() + longest) {
         Ok(e) => e,
         Err(e) => {
-            if matches!(sel, DeviceSelector::Index(_) | DeviceSelector::Name(_)) {
+            let named = |s: &DeviceSelector| !matches!(s, DeviceSelector::Auto);
+            if sels.iter().any(named) {
                 crate::search::choose::warn_named_device_unused(&e);
             }
             shared.note(format!("device: not used ({e})"));
@@ -427,6 +434,27 @@ fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &S
     };
     let ready = t.elapsed();
     let _ = shared.device_ready.set(Instant::now());
+    let several = engines.len() > 1;
+    std::thread::scope(|s| {
+        for (no, engine) in engines.iter().enumerate() {
+            let label = if several {
+                format!("device {no}")
+            } else {
+                "device".to_string()
+            };
+            s.spawn(move || feed_device(engine, file, shared, (label, ready)));
+        }
+    });
+}
+
+/// One device's chunks, until none are left; its share and stages go to
+/// the `--stats` notes.
+fn feed_device(
+    engine: &OpenClEngine,
+    file: &File,
+    shared: &Shared,
+    (label, ready): (String, std::time::Duration),
+) {
     let overlap = engine.max_pattern_len().saturating_sub(1);
     let mut src = Feeder {
         file,
@@ -434,6 +462,7 @@ fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &S
         next: &shared.next,
         overlap,
     };
+    let mut chunks = 0u64;
     let stats = engine.stream(
         &mut src,
         &mut |(i, owned_end, has_nul), _bytes, set: MatchSet| {
@@ -443,26 +472,25 @@ fn device_thread(sel: &DeviceSelector, set: &LiteralSet, file: &File, shared: &S
             offsets.truncate(owned);
             let base = (i * chunk()) as u64;
             offsets.iter_mut().for_each(|o| *o += base);
-            shared.answer(i, offsets, has_nul, true);
+            chunks += u64::from(shared.answer(i, offsets, has_nul, true));
             true
         },
     );
-    shared.note(format!(
-        "device: {} ({} kernel), ready after {:.1} ms",
+    let mut notes = vec![format!(
+        "{label}: {} ({} kernel), ready after {:.1} ms, {chunks} chunks",
         engine.device_name(),
         engine.kernel_name(),
         ready.as_secs_f64() * 1e3
-    ));
-    for line in stats.summary().lines() {
-        shared.note(line.to_string());
+    )];
+    notes.extend(stats.summary().lines().map(|l| format!("  {l}")));
+    // One device's lines together, whichever device ends first.
+    if let Ok(mut n) = shared.device_note.lock() {
+        n.extend(notes);
     }
 }
 
-fn selector(cfg: &Config) -> DeviceSelector {
-    match cfg.opencl_device.as_deref() {
-        Some(s) if !s.trim().is_empty() => DeviceSelector::parse(s),
-        _ => DeviceSelector::Auto,
-    }
+fn selectors(cfg: &Config) -> Vec<DeviceSelector> {
+    crate::search::choose::selectors(cfg, DeviceSelector::Auto)
 }
 
 /// How CPU threads read their chunks: through the memory map (default) or
