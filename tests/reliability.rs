@@ -236,6 +236,50 @@ fn big_file_path_map_that_shrinks_is_reported_not_fatal() {
     shrink_under_map(48 << 20, &[]);
 }
 
+/// A big file (one searched by every core, cut at line starts) whose last
+/// line has no terminator and whose match ends the file: that line is
+/// found by every engine and by `auto`'s one-big-file path (the line
+/// finder once took the match's end, the file's length, as past the end).
+#[test]
+fn a_match_ending_a_big_file_without_a_newline_is_found() {
+    let dir = tmp();
+    let path = dir.path().join("f.txt");
+    write_lines(&path, 40 << 20);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(b"the very end").unwrap();
+    drop(f);
+    let last = (40 << 20) / LINE.len() + 1;
+    let want_n = format!("{last}:the very end\n");
+    let mut runs: Vec<(&str, Vec<(&str, &str)>)> =
+        engines().into_iter().map(|e| (e, Vec::new())).collect();
+    runs.push((
+        "auto",
+        vec![
+            ("GSEARCH_AUTO_MIN_BYTES", "1"),
+            ("GSEARCH_OPENCL_DEVICE", "0"),
+            ("GSEARCH_DEVICE_STARTUP_MS", "0"),
+        ],
+    ));
+    for (e, env) in &runs {
+        for (args, want) in [
+            (&["-n", "very end", "f.txt"][..], want_n.as_str()),
+            (&["-c", "end$", "f.txt"], "1\n"),
+            (&["-o", "end", "f.txt"], "end\n"),
+        ] {
+            let out = run_env(dir.path(), e, args, env);
+            out.sane();
+            assert_eq!(
+                (out.code, out.text().as_str()),
+                (Some(0), want),
+                "{e} {args:?}"
+            );
+        }
+    }
+}
+
 /// The device path maps a big file again to finish it (`finish_big`). The
 /// truncation here is timed, not synchronised, so the test proves "no
 /// signal death, exit 0/1/2, errors name the file" over a spread of
