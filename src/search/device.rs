@@ -411,6 +411,7 @@ fn device_report(
                 None => String::new(),
             }
         ));
+        report.push(format!("dfa: {}", d.info.describe()));
     }
     report.extend(stage_lines(stage));
     if fin.numbered_files + fin.counted_files > 0 {
