@@ -261,3 +261,54 @@ proptest! {
         }
     }
 }
+
+/// The tables go through the on-disk cache: a second engine with the same
+/// rules reads them (and answers the same); a truncated entry is rebuilt.
+#[test]
+fn tables_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = ProgramCache::at(dir.path());
+    let pats: Vec<String> = (0..40)
+        .map(|i| format!(r"(?i)\bkey{i}\s*[:=]\s*\S{{6,}}"))
+        .chain([r"\b[0-9a-f]{12}\b".to_string()])
+        .collect();
+    let s = spec(&pats, false);
+    let lim = DfaLimits::for_local_mem(48 << 10);
+    let first = dfa_tables(&s, lim, &cache).unwrap();
+    assert!(!first.info.from_cache);
+    let path = cache.path(&dfa_tables_key(&s, &lim)).unwrap();
+    assert!(path.exists());
+    let second = dfa_tables(&s, lim, &cache).unwrap();
+    assert!(second.info.from_cache, "{}", second.info.describe());
+    let hay = lcg_text(30_000, 11);
+    assert_eq!(second.candidate_lines(&hay), first.candidate_lines(&hay));
+    // Other rules, or other limits, are another entry.
+    let mut other = s.clone();
+    other.patterns.pop();
+    assert_ne!(dfa_tables_key(&other, &lim), dfa_tables_key(&s, &lim));
+    let lim2 = DfaLimits::for_local_mem(32 << 10);
+    assert_ne!(dfa_tables_key(&s, &lim2), dfa_tables_key(&s, &lim));
+    // A truncated entry is a miss: built again and stored whole.
+    let full = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &full[..full.len() / 2]).unwrap();
+    let third = dfa_tables(&s, lim, &cache).unwrap();
+    assert!(!third.info.from_cache);
+    assert_eq!(third.candidate_lines(&hay), first.candidate_lines(&hay));
+    assert_eq!(std::fs::read(&path).unwrap(), full);
+    // Through the engine, from the cache, the device answers the same.
+    if have_device() {
+        let run = || {
+            let mut o = opts(1 << 16);
+            o.cache = cache.clone();
+            let e = engine(&s, o);
+            let lines = search(&e, &hay);
+            (e.dfa_set().unwrap().info.from_cache, lines)
+        };
+        let (cached, a) = run();
+        assert!(!cached, "the device's limits are another entry");
+        let (cached, b) = run();
+        assert!(cached);
+        assert_eq!(a, b);
+        assert!(is_superset(&b, &exact_lines(&pats, false, &hay)));
+    }
+}

@@ -3,8 +3,11 @@
 //! Each pattern is parsed as the exact matcher parses it (grep-regex's
 //! settings: Unicode, multi-line, case as decided by the plan) and then
 //! *over-approximated* so that its DFA stays small:
-//! - a Unicode class becomes its ASCII part (without `\n`) or any run of
-//!   non-ASCII bytes (`[\x80-\xFF]+`) when it holds a non-ASCII character;
+//! - a Unicode class with at most [`EXACT_UNICODE_RANGES`] non-ASCII ranges
+//!   (`(?i)k`, `(?i)s`) stays exact (its UTF-8 sequences); a bigger one
+//!   becomes its ASCII part (without `\n`) or any UTF-8 sequence (a lead
+//!   byte `[\xC0-\xFF]` and continuation bytes `[\x80-\xBF]*`) when it
+//!   holds a non-ASCII character;
 //! - look-around assertions (`^`, `$`, `\b`, `\B`, ...) become empty;
 //! - `\n` is removed from byte classes (a match never spans a line) and a
 //!   literal holding `\n` can never match.
@@ -13,11 +16,24 @@
 //! approximation (a superset); the CPU confirms every candidate line.
 //! `-w` / `-x` are dropped the same way (they only remove matches).
 //!
-//! Patterns are grouped so that each group's table (states x byte classes,
-//! `u16` entries) fits the device's local memory; a pattern whose table is
-//! too big for local memory alone gets a group of its own in global memory
-//! (`u32` entries); a pattern bigger than [`DfaLimits::max_table_bytes`]
-//! makes the whole set unsupported (the CPU engine runs it, no match lost).
+//! Counted repetitions are relaxed too when a pattern's DFA would be big:
+//! at once for a pattern that starts with a literal of 3 bytes or more
+//! (the literal keeps false candidates rare; `KEY[A-Z0-9]{32}` becomes
+//! `KEY[A-Z0-9]{2,}`), step by step for the others (see [`approximate`]).
+//! The DFAs are built leftmost-first with lazy repetitions: the kernel stops
+//! a line at its first match state, and leftmost-first drops the states a
+//! search only needs after a match (every line with a match still reaches
+//! a match state), which keeps groups small.
+//!
+//! Patterns are grouped so that each group's table (states x byte classes)
+//! fits [`DfaLimits::group_bytes`]: in local memory (`u16` entries) when it
+//! fits there, else in global memory (`u32` entries); a pattern whose table
+//! is too big for a group alone gets a group of its own in global memory;
+//! a pattern bigger than [`DfaLimits::max_table_bytes`] makes the whole set
+//! unsupported (the CPU engine runs it, no match lost). The patterns are
+//! relaxed, and the groups built, on every core ([`DfaSet::build`]); the
+//! device engine caches the result on disk (`opencl::dfa`, serialised by
+//! `engine::dfa_bytes`).
 //!
 //! Table layout of one group (see `kernels/dfa.cl`): `classes[256]` maps a
 //! byte to its class; `table[s + c]` (`s` a premultiplied state index:
@@ -25,6 +41,8 @@
 //! with the top bit (bit 15 of a `u16`, bit 31 of a `u32`) set when that
 //! state is a match state (a match ended just before the byte consumed).
 //! The search resets to `start` after every `\n`.
+
+use std::time::{Duration, Instant};
 
 use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::nfa::thompson;
@@ -46,25 +64,82 @@ pub struct DfaSpec {
     pub case_insensitive: bool,
 }
 
+/// Version of the tables this module builds: part of the on-disk cache's
+/// key, raised whenever the approximation, the grouping or the layout
+/// changes what a build gives.
+pub const BUILDER_VERSION: u32 = 2;
+
 /// Size limits of the grouping.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DfaLimits {
     /// Bytes a group's table may take in local memory (at most 64 KiB:
     /// `u16` entries).
     pub local_bytes: usize,
+    /// Bytes a group of several patterns may take: `local_bytes` keeps
+    /// every group in local memory; more lets bigger groups (fewer launches
+    /// over the text) live in global memory (`GSEARCH_DFA_GROUP_BYTES`).
+    pub group_bytes: usize,
     /// Bytes a single pattern's table may take at all (global memory).
     pub max_table_bytes: usize,
+}
+
+/// How a [`DfaSet`] came to be (`--stats`, the benchmark).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuildInfo {
+    /// Parsing and relaxing every pattern (its own DFA built to size it).
+    pub relax: Duration,
+    /// Building the groups' DFAs.
+    pub group: Duration,
+    /// Threads the two stages ran on.
+    pub threads: usize,
+    /// The tables were read from the on-disk cache (then `relax` is 0 and
+    /// `group` the load).
+    pub from_cache: bool,
+}
+
+impl BuildInfo {
+    pub fn total(&self) -> Duration {
+        self.relax + self.group
+    }
+
+    /// One line for `--stats`.
+    pub fn describe(&self) -> String {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        if self.from_cache {
+            return format!("DFA tables read from the cache in {:.1} ms", ms(self.group));
+        }
+        format!(
+            "DFA tables built in {:.1} ms on {} (patterns relaxed in {:.1} ms, groups \
+             built in {:.1} ms)",
+            ms(self.total()),
+            crate::sys::count_of(self.threads, "thread"),
+            ms(self.relax),
+            ms(self.group)
+        )
+    }
+}
+
+/// Threads for building tables: `GSEARCH_DFA_THREADS`, else every core.
+pub fn build_threads() -> usize {
+    crate::sys::env_count("GSEARCH_DFA_THREADS").unwrap_or_else(crate::sys::cores)
 }
 
 impl DfaLimits {
     /// Limits for a device with `local_mem` bytes of local memory.
     pub fn for_local_mem(local_mem: u64) -> DfaLimits {
         let local = usize::try_from(local_mem).unwrap_or(usize::MAX);
+        // Leave room for the class map and the kernel's own locals.
+        let local_bytes = local.saturating_sub(1024).min(64 << 10);
         DfaLimits {
-            // Leave room for the class map and the kernel's own locals.
-            local_bytes: local.saturating_sub(1024).min(64 << 10),
+            local_bytes,
+            group_bytes: local_bytes,
             max_table_bytes: 16 << 20,
         }
+    }
+
+    /// Bytes the table of a group of several patterns may take.
+    fn group_cap(&self) -> usize {
+        self.group_bytes.max(self.local_bytes)
     }
 }
 
@@ -115,27 +190,49 @@ impl DfaGroup {
 #[derive(Clone, Debug)]
 pub struct DfaSet {
     pub groups: Vec<DfaGroup>,
+    /// How the groups were made (not part of the tables).
+    pub info: BuildInfo,
 }
 
 impl DfaSet {
     /// Builds the approximated DFAs of `spec` in groups that respect
     /// `limits`; an error when a pattern does not parse or its table is too
     /// big (the caller searches on the CPU).
+    /// Patterns are relaxed, and blocks of patterns grouped, on
+    /// [`build_threads`] threads.
     pub fn build(spec: &DfaSpec, limits: DfaLimits) -> Result<DfaSet, String> {
-        let hirs = spec
-            .patterns
-            .iter()
-            .enumerate()
-            .map(|(i, p)| relaxed_pattern(i, p, spec, limits))
-            .collect::<Result<Vec<Hir>, String>>()?;
+        Self::build_on(spec, limits, build_threads())
+    }
+
+    /// [`DfaSet::build`] on `threads` threads (the benchmark's scaling).
+    pub fn build_on(spec: &DfaSpec, limits: DfaLimits, threads: usize) -> Result<DfaSet, String> {
+        let t0 = Instant::now();
+        let idx: Vec<usize> = (0..spec.patterns.len()).collect();
+        let hirs = crate::sys::par_map(&idx, threads, |&i| {
+            relaxed_pattern(i, &spec.patterns[i], spec, limits)
+        })
+        .into_iter()
+        .collect::<Result<Vec<Hir>, String>>()?;
+        let relax = t0.elapsed();
+        // Blocks of patterns, each split in halves until its table fits;
+        // a block holds about as many patterns as a group can (at least 8).
+        let block = (limits.group_cap() / 6144).clamp(8, 512);
+        let blocks: Vec<&[usize]> = idx.chunks(block).collect();
+        let parts = crate::sys::par_map(&blocks, threads, |b| {
+            let mut groups = Vec::new();
+            fit(&hirs, b, limits, &mut groups).map(|()| groups)
+        });
         let mut groups = Vec::new();
-        let idx: Vec<usize> = (0..hirs.len()).collect();
-        // Start from blocks of at most 64 patterns; each is split in halves
-        // until its table fits.
-        for block in idx.chunks(64) {
-            fit(&hirs, block, limits, &mut groups)?;
+        for p in parts {
+            groups.extend(p?);
         }
-        Ok(DfaSet { groups })
+        let info = BuildInfo {
+            relax,
+            group: t0.elapsed() - relax,
+            threads: threads.max(1),
+            from_cache: false,
+        };
+        Ok(DfaSet { groups, info })
     }
 
     pub fn local_groups(&self) -> usize {
@@ -199,12 +296,16 @@ fn fit(
     let cap = if block.len() == 1 {
         limits.max_table_bytes * 4
     } else {
-        limits.local_bytes * 8
+        limits.group_cap() * 8
     };
     if let Some(mut g) = build_group(&sub, cap) {
         g.patterns = block.to_vec();
         if g.table.len() * 2 <= limits.local_bytes && g.table.len() <= 0x8000 {
             g.make_local();
+            groups.push(g);
+            return Ok(());
+        }
+        if block.len() > 1 && g.table.len() * 4 <= limits.group_cap() {
             groups.push(g);
             return Ok(());
         }
@@ -243,7 +344,7 @@ fn build_group(hirs: &[&Hir], cap: usize) -> Option<DfaGroup> {
         .configure(
             dense::Config::new()
                 .start_kind(StartKind::Unanchored)
-                .match_kind(MatchKind::All)
+                .match_kind(MatchKind::LeftmostFirst)
                 .accelerate(false)
                 .minimize(false)
                 .dfa_size_limit(Some(cap))
@@ -344,7 +445,12 @@ fn relaxed_pattern(i: usize, p: &str, spec: &DfaSpec, limits: DfaLimits) -> Resu
     let hir = parse_pattern(p, spec)?;
     let target = limits.local_bytes / 32;
     let mut best: Option<(usize, Hir)> = None;
-    for relax in 0..=MAX_RELAX {
+    let first = if literal_prefix(&approximate(&hir, MAX_RELAX)) {
+        MAX_RELAX
+    } else {
+        0
+    };
+    for relax in first..=MAX_RELAX {
         let h = approximate(&hir, relax);
         // A small cap: a DFA that blows up fails fast.
         let Some(g) = build_group(&[&h], limits.local_bytes * 8) else {
@@ -369,6 +475,15 @@ fn relaxed_pattern(i: usize, p: &str, spec: &DfaSpec, limits: DfaLimits) -> Resu
         Some(g) if g.table.len() * 4 <= limits.max_table_bytes => Ok(h),
         _ => Err(format!("pattern {}: its DFA is too big", i + 1)),
     }
+}
+
+/// Whether every match of `h` starts with one of a few known literals of 3
+/// bytes or more (then relaxing its counted repetitions costs few false
+/// candidates).
+fn literal_prefix(h: &Hir) -> bool {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(h);
+    seq.is_finite() && seq.min_literal_len().is_some_and(|n| n >= 3)
 }
 
 /// The strongest relaxation of counted repetitions.
@@ -412,30 +527,7 @@ pub fn approximate(h: &Hir, relax: u8) -> Hir {
             c.difference(&newline());
             Hir::class(Class::Bytes(c))
         }
-        HirKind::Class(Class::Unicode(c)) => {
-            let ranges = c.ranges();
-            let ascii: Vec<ClassBytesRange> = ranges
-                .iter()
-                .filter(|r| (r.start() as u32) < 0x80)
-                .map(|r| ClassBytesRange::new(r.start() as u8, (r.end() as u32).min(0x7F) as u8))
-                .collect();
-            let mut ascii = ClassBytes::new(ascii);
-            ascii.difference(&newline());
-            let high = ranges.iter().any(|r| r.end() as u32 >= 0x80);
-            let a = Hir::class(Class::Bytes(ascii));
-            if !high {
-                return a;
-            }
-            let run = Hir::repetition(hir::Repetition {
-                min: 1,
-                max: None,
-                greedy: true,
-                sub: Box::new(Hir::class(Class::Bytes(ClassBytes::new([
-                    ClassBytesRange::new(0x80, 0xFF),
-                ])))),
-            });
-            Hir::alternation(vec![a, run])
-        }
+        HirKind::Class(Class::Unicode(c)) => unicode_class(c),
         HirKind::Repetition(r) => {
             let min = match relax {
                 0 | 1 => r.min,
@@ -445,7 +537,8 @@ pub fn approximate(h: &Hir, relax: u8) -> Hir {
             Hir::repetition(hir::Repetition {
                 min,
                 max: if relax == 0 { r.max } else { None },
-                greedy: r.greedy,
+                // Lazy: with leftmost-first, a match state ends the search.
+                greedy: false,
                 sub: Box::new(approximate(&r.sub, relax)),
             })
         }
@@ -455,6 +548,56 @@ pub fn approximate(h: &Hir, relax: u8) -> Hir {
             Hir::alternation(v.iter().map(|h| approximate(h, relax)).collect())
         }
     }
+}
+
+/// Non-ASCII ranges (of at most 64 characters in all) a Unicode class may
+/// have and still be compiled exactly (as UTF-8 sequences: `(?i)k` and
+/// `(?i)s` fold to one non-ASCII letter each); a bigger class (`\w`, `\S`,
+/// `.`) becomes any non-ASCII character.
+pub const EXACT_UNICODE_RANGES: usize = 4;
+
+/// A Unicode class without `\n`: exact when its non-ASCII part is small,
+/// else its ASCII part or any UTF-8 sequence (a lead byte and its
+/// continuation bytes). Lead and continuation bytes are disjoint, so the
+/// class repeated (`\S{12,}`) counts characters without the DFA guessing
+/// where a character ends.
+fn unicode_class(c: &hir::ClassUnicode) -> Hir {
+    let mut c = c.clone();
+    c.difference(&hir::ClassUnicode::new([hir::ClassUnicodeRange::new(
+        '\n', '\n',
+    )]));
+    let ranges = c.ranges();
+    let high: Vec<(u32, u32)> = ranges
+        .iter()
+        .filter(|r| r.end() as u32 >= 0x80)
+        .map(|r| ((r.start() as u32).max(0x80), r.end() as u32))
+        .collect();
+    let wide: u32 = high.iter().map(|(lo, hi)| hi - lo + 1).sum();
+    if high.len() <= EXACT_UNICODE_RANGES && wide <= 64 {
+        return Hir::class(Class::Unicode(c));
+    }
+    let ascii: Vec<ClassBytesRange> = ranges
+        .iter()
+        .filter(|r| (r.start() as u32) < 0x80)
+        .map(|r| ClassBytesRange::new(r.start() as u8, (r.end() as u32).min(0x7F) as u8))
+        .collect();
+    let mut ascii = ClassBytes::new(ascii);
+    ascii.difference(&newline());
+    let bytes = |lo, hi| {
+        Hir::class(Class::Bytes(ClassBytes::new([ClassBytesRange::new(
+            lo, hi,
+        )])))
+    };
+    let multi = Hir::concat(vec![
+        bytes(0xC0, 0xFF),
+        Hir::repetition(hir::Repetition {
+            min: 0,
+            max: None,
+            greedy: false,
+            sub: Box::new(bytes(0x80, 0xBF)),
+        }),
+    ]);
+    Hir::alternation(vec![Hir::class(Class::Bytes(ascii)), multi])
 }
 
 fn newline() -> ClassBytes {
@@ -510,6 +653,37 @@ mod tests {
         let s = set(&refs, false);
         assert!(s.groups.len() > 1);
         assert!(s.groups.iter().all(|g| g.table_bytes() <= 48 << 10));
-        assert_eq!(lines(&s, "z\nk17deadbeef\nk17dead\n"), vec![0, 2]);
+        // `k17` is a literal prefix of 3 bytes: the count is relaxed to 2+.
+        assert_eq!(lines(&s, "z\nk17deadbeef\nk17d\nk17de\n"), vec![0, 2, 19]);
+        // `k1` is not: its count stays.
+        assert_eq!(lines(&s, "z\nk1deadbeef\nk1dead\n"), vec![0, 2]);
+    }
+
+    #[test]
+    fn small_unicode_classes_stay_exact() {
+        // `(?i)k` holds the Kelvin sign: exact, so another non-ASCII
+        // letter is no candidate; `\S` is wide: any UTF-8 sequence counts.
+        let s = set(&[r"(?i)xk", r"y\S{3}"], false);
+        assert_eq!(lines(&s, "a\nx\u{212A}\nxé\nyééé\nyéé\n"), vec![0, 2, 11]);
+    }
+
+    #[test]
+    fn threads_give_the_same_tables() {
+        let pats: Vec<String> = (0..60).map(|i| format!(r"w{i}x[a-z]{{4}}")).collect();
+        let spec = DfaSpec {
+            patterns: pats,
+            fixed_strings: false,
+            case_insensitive: true,
+        };
+        let lim = DfaLimits::for_local_mem(16 << 10);
+        let a = DfaSet::build_on(&spec, lim, 1).unwrap();
+        let b = DfaSet::build_on(&spec, lim, 3).unwrap();
+        assert_eq!(a.groups.len(), b.groups.len());
+        for (x, y) in a.groups.iter().zip(&b.groups) {
+            assert_eq!(
+                (&x.patterns, &x.table, x.start),
+                (&y.patterns, &y.table, y.start)
+            );
+        }
     }
 }

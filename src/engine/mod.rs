@@ -16,6 +16,7 @@
 //! from one file into the next and kernels need no file table.
 
 pub mod cpu;
+pub mod dfa_bytes;
 pub mod dfa_table;
 pub mod hashed;
 pub mod naive;

@@ -3,7 +3,10 @@
 //! kernel file's header and ARCHITECTURE.md's kernel table).
 //!
 //! The tables come from `engine::dfa_table` (grouped there to fit the
-//! device's local memory). The kernel records the start offset of every
+//! device's local memory), through [`tables`]: a set built once is kept in
+//! the program cache's directory (`opencl::cache`, keyed by the patterns,
+//! the limits and `dfa_table::BUILDER_VERSION`), so the next run with the
+//! same rules reads it instead of building it. The kernel records the start offset of every
 //! candidate line (once per group); the slot's collect sorts and dedupes
 //! them (`engine::radix::sorted_distinct`) and grows the result buffer and
 //! runs the batch again on overflow, as for the literal kernels.
@@ -16,7 +19,12 @@ use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, CL_MEM_READ_ONLY};
 use opencl3::types::cl_event;
 
-use crate::engine::dfa_table::DfaSet;
+use std::time::Instant;
+
+use crate::engine::dfa_bytes;
+use crate::engine::dfa_table::{BUILDER_VERSION, DfaLimits, DfaSet, DfaSpec};
+
+use super::cache::{Hash128, ProgramCache};
 
 use super::host::{Arg, enqueue_2d, set_args, upload};
 
@@ -31,6 +39,51 @@ pub fn segment_bytes() -> u32 {
     crate::sys::env_count("GSEARCH_DFA_SEG")
         .map(|v| v.clamp(1, 1 << 24) as u32)
         .unwrap_or(1024)
+}
+
+/// The cache key of `spec`'s tables under `limits`.
+pub fn tables_key(spec: &DfaSpec, limits: &DfaLimits) -> [u8; 16] {
+    let mut h = Hash128::new();
+    h.field(b"gsearch dfa tables")
+        .field(&BUILDER_VERSION.to_le_bytes())
+        .field(&[
+            u8::from(spec.fixed_strings),
+            u8::from(spec.case_insensitive),
+        ]);
+    for n in [
+        limits.local_bytes,
+        limits.group_bytes,
+        limits.max_table_bytes,
+    ] {
+        h.field(&(n as u64).to_le_bytes());
+    }
+    h.field(&(spec.patterns.len() as u64).to_le_bytes());
+    for p in &spec.patterns {
+        h.field(p.as_bytes());
+    }
+    h.finish()
+}
+
+/// `spec`'s tables: from `cache` when an intact entry for them exists,
+/// else built (on every core) and stored there. A corrupt or foreign entry
+/// is ignored and overwritten.
+pub fn tables(spec: &DfaSpec, limits: DfaLimits, cache: &ProgramCache) -> Result<DfaSet, String> {
+    let t0 = Instant::now();
+    let key = tables_key(spec, &limits);
+    let cached = cache
+        .load(&key)
+        .and_then(|b| dfa_bytes::from_bytes(&b, spec.patterns.len()));
+    if let Some(mut set) = cached {
+        set.info.from_cache = true;
+        set.info.threads = 1;
+        set.info.group = t0.elapsed();
+        return Ok(set);
+    }
+    let set = DfaSet::build(spec, limits)?;
+    if !set.groups.is_empty() {
+        cache.store(&key, &dfa_bytes::to_bytes(&set));
+    }
+    Ok(set)
 }
 
 /// The groups' tables on the device.

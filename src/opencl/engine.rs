@@ -11,6 +11,25 @@ use std::sync::Arc;
 
 use crate::engine::cpu::CpuLiteralEngine;
 use crate::engine::dfa_table::{DfaLimits, DfaSet, DfaSpec};
+
+/// The grouping limits for a device with `local_mem` bytes of local
+/// memory. `GSEARCH_DFA_LOCAL_BYTES` (tests, tuning) replaces the local
+/// memory size (0: every group in global memory); `GSEARCH_DFA_GROUP_BYTES`
+/// lets a group's table grow past it into global memory (fewer, bigger
+/// groups).
+pub fn dfa_limits(local_mem: u64) -> DfaLimits {
+    let mut limits = DfaLimits::for_local_mem(local_mem);
+    if let Ok(v) = std::env::var("GSEARCH_DFA_LOCAL_BYTES")
+        && let Ok(b) = v.trim().parse::<usize>()
+    {
+        limits.local_bytes = b.min(limits.local_bytes);
+        limits.group_bytes = limits.local_bytes;
+    }
+    if let Some(b) = crate::sys::env_count("GSEARCH_DFA_GROUP_BYTES") {
+        limits.group_bytes = b.min(limits.max_table_bytes);
+    }
+    limits
+}
 use crate::engine::{Batch, BatchEngine, EngineError, LiteralSet, MatchSet};
 
 use super::batch::BatchSource;
@@ -338,9 +357,7 @@ impl OpenClEngine {
     }
 
     /// [`OpenClEngine::new_dfa`] with explicit options (`kernel` is
-    /// ignored). `GSEARCH_DFA_LOCAL_BYTES` (tests, tuning) replaces the
-    /// device's local memory size in the grouping (0: every group in
-    /// global memory).
+    /// ignored; the tables go through `opts.cache`, see `opencl::dfa::tables`).
     pub fn dfa_with_options(
         sel: &DeviceSelector,
         spec: &DfaSpec,
@@ -361,13 +378,9 @@ impl OpenClEngine {
         let t0 = Instant::now();
         crate::sys::trace::mark("device selected");
         let local = infos.iter().map(|i| i.local_mem).min().unwrap_or(0);
-        let mut limits = DfaLimits::for_local_mem(local);
-        if let Ok(v) = std::env::var("GSEARCH_DFA_LOCAL_BYTES")
-            && let Ok(b) = v.trim().parse::<usize>()
-        {
-            limits.local_bytes = b.min(limits.local_bytes);
-        }
-        let set = DfaSet::build(spec, limits).map_err(EngineError::Unsupported)?;
+        let limits = dfa_limits(local);
+        let set =
+            super::dfa::tables(spec, limits, &opts.cache).map_err(EngineError::Unsupported)?;
         if set.groups.is_empty() {
             return Err(EngineError::Unsupported("no pattern".into()));
         }

@@ -59,7 +59,8 @@ pub use device::{
     DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, has_any_device, list_devices,
     list_devices_text, pick, pick_all, runtime_available, select, select_all,
 };
-pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine};
+pub use dfa::{tables as dfa_tables, tables_key as dfa_tables_key};
+pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine, dfa_limits};
 pub use error::{DEVICE_ENV, DeviceError};
 pub use fault::{Fault, FaultKind};
 pub use gpu::InitStats;

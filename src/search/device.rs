@@ -422,6 +422,7 @@ fn device_report(
                 None => String::new(),
             }
         ));
+        report.push(format!("dfa: {}", d.info.describe()));
     }
     match stages {
         [one] => report.extend(stage_lines(one)),

@@ -4,12 +4,22 @@
 //! markdown table with the groups and table sizes of each set.
 //!
 //! Usage: gsearch-bench-dfa [--size 256M] [--runs 5] [--rules 15,200,1000]
-//!        [--seg 256,1024,4096] [--device SEL] [--no-check]
+//!        [--rules-file F,F] [--group-bytes 0,256K,1M] [--threads 1,2,16]
+//!        [--seg 256,1024,4096] [--device SEL] [--no-check] [--build-only]
+//!
+//! Every table row says the groups and the build time for its group size
+//! (`--group-bytes`: 0 is the device's local memory, the default; more lets
+//! groups grow into global memory, as `GSEARCH_DFA_GROUP_BYTES` does).
+//! `--rules-file` takes rule files (one regex a line, e.g. bench/rules)
+//! instead of the generated sets. `--build-only` times the table build
+//! alone, with no device or text (local memory `--local-mem`, default 48K,
+//! the H100's), once per `--threads` count.
 //! Environment: GSEARCH_BENCH_SIZE, GSEARCH_BENCH_RUNS, GSEARCH_BENCH_WG,
 //! GSEARCH_OPENCL_DEVICE. `--check` (on unless `--no-check`) compares the
 //! kernel's line count with the host's tables on the same text (slow on
 //! big texts with many rules).
 
+mod build;
 mod rules;
 #[allow(dead_code)]
 #[path = "../gsearch-bench-kernels/size.rs"]
@@ -27,6 +37,11 @@ struct Config {
     size: usize,
     runs: usize,
     rules: Vec<usize>,
+    files: Vec<String>,
+    group_bytes: Vec<usize>,
+    threads: Vec<usize>,
+    build_only: bool,
+    local_mem: u64,
     segs: Vec<usize>,
     selector: DeviceSelector,
     work_group: Option<usize>,
@@ -36,13 +51,14 @@ struct Config {
 fn usage() -> ! {
     eprintln!(
         "usage: gsearch-bench-dfa [--size BYTES|64M|1G] [--runs N] [--rules N,N,..] \
-         [--seg N,N,..] [--device SEL] [--no-check]"
+         [--rules-file F,F,..] [--group-bytes B,B,..] [--threads N,N,..] [--seg N,N,..] \
+         [--device SEL] [--no-check] [--build-only] [--local-mem B]"
     );
     std::process::exit(2);
 }
 
 fn list(s: &str) -> Vec<usize> {
-    let v: Vec<usize> = s.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+    let v: Vec<usize> = s.split(',').filter_map(size::parse_size).collect();
     if v.is_empty() {
         usage()
     }
@@ -59,6 +75,11 @@ fn config() -> Config {
             .and_then(|s| s.parse().ok())
             .unwrap_or(5),
         rules: vec![15, 200, 1000],
+        files: Vec::new(),
+        group_bytes: vec![0],
+        threads: vec![gsearch::engine::dfa_table::build_threads()],
+        build_only: false,
+        local_mem: 48 << 10,
         segs: vec![1024],
         selector: env("GSEARCH_OPENCL_DEVICE")
             .map(|d| DeviceSelector::parse(&d))
@@ -73,6 +94,13 @@ fn config() -> Config {
             "--size" => c.size = size::parse_size(&val()).unwrap_or_else(|| usage()),
             "--runs" => c.runs = val().parse().unwrap_or_else(|_| usage()),
             "--rules" => c.rules = list(&val()),
+            "--rules-file" => c.files = val().split(',').map(String::from).collect(),
+            "--group-bytes" => c.group_bytes = list(&val()),
+            "--threads" => c.threads = list(&val()),
+            "--build-only" => c.build_only = true,
+            "--local-mem" => {
+                c.local_mem = size::parse_size(&val()).unwrap_or_else(|| usage()) as u64
+            }
             "--seg" => c.segs = list(&val()),
             "--device" => c.selector = DeviceSelector::parse(&val()),
             "--no-check" => c.check = false,
@@ -115,9 +143,74 @@ fn host_count(set: &DfaSet, text: &[u8]) -> u64 {
     n
 }
 
+/// The rule sets to run: (name, patterns).
+fn rule_sets(c: &Config) -> Result<Vec<(String, Vec<String>)>, String> {
+    if c.files.is_empty() {
+        return Ok(c
+            .rules
+            .iter()
+            .map(|&n| (n.to_string(), rules::rules(n)))
+            .collect());
+    }
+    c.files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
+            let name = f.rsplit('/').next().unwrap_or(f).to_string();
+            Ok((
+                name,
+                text.lines()
+                    .filter(|l| !l.is_empty())
+                    .map(String::from)
+                    .collect(),
+            ))
+        })
+        .collect()
+}
+
+fn spec(patterns: Vec<String>) -> DfaSpec {
+    DfaSpec {
+        patterns,
+        fixed_strings: false,
+        case_insensitive: false,
+    }
+}
+
+/// The grouping limits for a group size of `b` bytes (0: local memory).
+fn limits(local_mem: u64, b: usize) -> DfaLimits {
+    let mut l = DfaLimits::for_local_mem(local_mem);
+    if b > 0 {
+        l.group_bytes = b;
+    }
+    l
+}
+
+fn build_only(c: &Config) -> Result<String, String> {
+    let mut s = format!(
+        "# DFA table build ({} cores here, local memory {} KiB)\n\n{}",
+        gsearch::sys::cores(),
+        c.local_mem >> 10,
+        build::HEADER
+    );
+    for (name, pats) in rule_sets(c)? {
+        let spec = spec(pats);
+        for &b in &c.group_bytes {
+            for &t in &c.threads {
+                s += &build::row(&name, &spec, limits(c.local_mem, b), t)?;
+            }
+        }
+    }
+    Ok(s)
+}
+
 fn main() {
     let c = config();
-    match run(&c) {
+    let r = if c.build_only {
+        build_only(&c)
+    } else {
+        run(&c)
+    };
+    match r {
         Ok(s) => print!("{s}"),
         Err(e) => {
             eprintln!("gsearch-bench-dfa: {e}");
@@ -133,69 +226,86 @@ fn run(c: &Config) -> Result<String, String> {
     let gen_time = t.elapsed();
     let mut s = format!(
         "# DFA kernel on {} ({}; local memory {} KiB)\n\n{} MiB of text (generated in {:.1} s, \
-         one line in 97 a planted secret), median of {} runs\n\n",
+         one line in 97 a planted secret), median of {} runs; build on {} threads\n\n",
         info.name,
         info.platform,
         info.local_mem >> 10,
         c.size >> 20,
         gen_time.as_secs_f64(),
-        c.runs
+        c.runs,
+        gsearch::engine::dfa_table::build_threads(),
     );
-    s += "| rules | groups (local) | states | table bytes (largest) | build ms | seg | work-group \
-          | kernel GB/s | copy GB/s | lines found | check |\n";
-    s += "|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for &n in &c.rules {
-        let spec = DfaSpec {
-            patterns: rules::rules(n),
-            fixed_strings: false,
-            case_insensitive: false,
-        };
-        let t = Instant::now();
-        let set = DfaSet::build(&spec, DfaLimits::for_local_mem(info.local_mem))?;
-        let build = t.elapsed();
-        let states: u64 = set.groups.iter().map(|g| u64::from(g.states)).sum();
-        let bytes: usize = set.groups.iter().map(|g| g.table_bytes()).sum();
-        let largest = set
-            .groups
-            .iter()
-            .map(|g| g.table_bytes())
-            .max()
-            .unwrap_or(0);
-        let expect = c.check.then(|| host_count(&set, &hay));
-        for &seg in &c.segs {
-            // SAFETY: single-threaded here; read when the timer is built.
-            unsafe { std::env::set_var("GSEARCH_DFA_SEG", seg.to_string()) };
-            let mut timer = KernelTimer::new_dfa(&info, &set, c.work_group)?;
-            let text = timer.upload(&hay)?;
-            let copy = median(timer.time_copies(&text, c.runs)?);
-            let mut times = Vec::new();
-            let mut found = 0;
-            for i in 0..=c.runs {
-                let (d, n) = timer.time_match(&text)?;
-                found = n;
-                if i > 0 {
-                    times.push(d);
-                }
-            }
-            let check = match expect {
-                Some(e) if e == found => "ok".to_string(),
-                Some(e) => format!("MISMATCH (host {e})"),
-                None => "-".to_string(),
-            };
-            s += &format!(
-                "| {n} | {} ({}) | {states} | {bytes} ({largest}) | {:.0} | {seg} | {} | {:.2} | \
-                 {:.2} | {found} | {check} |\n",
+    s += "| rules | group bytes | groups (local) | states | table bytes (largest) | build ms \
+          | seg | work-group | kernel GB/s | copy GB/s | lines found | check |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (name, pats) in rule_sets(c)? {
+        let spec = spec(pats);
+        for &gb in &c.group_bytes {
+            let lim = limits(info.local_mem, gb);
+            let t = Instant::now();
+            let set = DfaSet::build(&spec, lim)?;
+            let head = format!(
+                "| {name} | {} | {} ({}) | {} | {} | {:.0} |",
+                lim.group_bytes,
                 set.groups.len(),
                 set.local_groups(),
-                build.as_secs_f64() * 1e3,
-                timer.work_group(),
-                gbps(hay.len(), median(times)),
-                gbps(hay.len(), copy),
+                set.groups.iter().map(|g| u64::from(g.states)).sum::<u64>(),
+                table_bytes(&set),
+                t.elapsed().as_secs_f64() * 1e3,
             );
+            s += &kernel_rows(c, &head, &set, &hay, &info)?;
         }
     }
     s += "\nlines found: candidate lines recorded by the kernel, once per group that accepts \
           them (the engine sorts and dedupes); the copy is a device-to-device copy of the same \
-          text. `GSEARCH_DFA_SEG` / `--seg`: bytes per work-item.\n";
+          text. `GSEARCH_DFA_SEG` / `--seg`: bytes per work-item. group bytes: the bytes a \
+          group's table may take (the local memory's size unless `--group-bytes`).\n";
+    Ok(s)
+}
+
+/// "total (largest)" table bytes of `set`.
+fn table_bytes(set: &DfaSet) -> String {
+    let bytes: usize = set.groups.iter().map(|g| g.table_bytes()).sum();
+    let largest = set.groups.iter().map(|g| g.table_bytes()).max();
+    format!("{bytes} ({})", largest.unwrap_or(0))
+}
+
+/// One row per segment size for `set`'s tables, after `head`'s cells.
+fn kernel_rows(
+    c: &Config,
+    head: &str,
+    set: &DfaSet,
+    hay: &[u8],
+    info: &gsearch::opencl::DeviceInfo,
+) -> Result<String, String> {
+    let mut s = String::new();
+    let expect = c.check.then(|| host_count(set, hay));
+    for &seg in &c.segs {
+        // SAFETY: single-threaded here; read when the timer is built.
+        unsafe { std::env::set_var("GSEARCH_DFA_SEG", seg.to_string()) };
+        let mut timer = KernelTimer::new_dfa(info, set, c.work_group)?;
+        let text = timer.upload(hay)?;
+        let copy = median(timer.time_copies(&text, c.runs)?);
+        let mut times = Vec::new();
+        let mut found = 0;
+        for i in 0..=c.runs {
+            let (d, n) = timer.time_match(&text)?;
+            found = n;
+            if i > 0 {
+                times.push(d);
+            }
+        }
+        let check = match expect {
+            Some(e) if e == found => "ok".to_string(),
+            Some(e) => format!("MISMATCH (host {e})"),
+            None => "-".to_string(),
+        };
+        s += &format!(
+            "{head} {seg} | {} | {:.2} | {:.2} | {found} | {check} |\n",
+            timer.work_group(),
+            gbps(hay.len(), median(times)),
+            gbps(hay.len(), copy),
+        );
+    }
     Ok(s)
 }
