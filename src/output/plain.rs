@@ -180,7 +180,7 @@ fn window(
 }
 
 fn count_nl(bytes: &[u8]) -> u64 {
-    memchr::memchr_iter(b'\n', bytes).count() as u64
+    crate::pipeline::lines::count_lines(bytes)
 }
 
 /// Formats the lines at `starts` (all inside the segment starting at `a`,
@@ -586,25 +586,26 @@ pub fn count_result(
     }
 }
 
-/// Appends `[PATH:]N:LINE` for every line of `data[a..b]` (whole lines,
-/// the first numbered `first`) that `matcher` matches, as ripgrep's
-/// standard printer writes them; `prefix` is [`path_prefix`]'s.
-pub fn numbered_segment(
-    data: &[u8],
-    (a, b): (usize, usize),
-    matcher: &LineMatcher<'_>,
+/// Appends `[PATH:]N:LINE` for each of `found` (lines of `seg`, from
+/// `pipeline::lines::numbered_matching_lines`; the first line of `seg` is
+/// numbered `first`), as ripgrep's standard printer writes them; `prefix`
+/// is [`path_prefix`]'s.
+pub fn write_numbered(
+    seg: &[u8],
+    found: &[crate::pipeline::lines::Numbered],
     prefix: &[u8],
     first: u64,
     out: &mut Vec<u8>,
 ) {
-    let seg = &data[a..b];
     let mut num = itoa::Buffer::new();
-    let (mut pos, mut line) = (0usize, first);
-    crate::pipeline::lines::for_each_matching_line(seg, matcher, |s, e| {
-        line += count_nl(&seg[pos..s]);
-        pos = s;
-        push_line(out, prefix, num.format(line), &seg[s..e]);
-    });
+    for f in found {
+        push_line(
+            out,
+            prefix,
+            num.format(first + f.line),
+            &seg[f.start..f.end],
+        );
+    }
 }
 
 /// The matching lines of `data[a..b]` (whole lines) and, with `matches`,

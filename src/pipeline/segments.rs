@@ -17,7 +17,7 @@ use std::sync::{Condvar, Mutex};
 use crate::pipeline::lines::next_line_start;
 
 /// The largest segment unless `GSEARCH_SEGMENT` says otherwise.
-pub const MAX_DEFAULT: usize = 1 << 20;
+pub const MAX_DEFAULT: usize = 256 << 10;
 /// The first segment's size (or [`max`], when smaller).
 pub const FIRST: usize = 64 << 10;
 
@@ -34,9 +34,6 @@ pub struct Segment {
     pub index: usize,
     pub start: usize,
     pub end: usize,
-    /// Line terminators before `start` (only from [`in_order`] with
-    /// `count_lines`; else 0).
-    pub lines_before: u64,
 }
 
 /// Where the next segment starts; claims are serialised by the caller.
@@ -62,8 +59,9 @@ impl Cursor<'_> {
     }
 }
 
-/// Runs `work` on every segment of `data` with `threads` threads, in no
-/// particular order; returns the results in segment order.
+/// Runs `work` on every segment of `data` with `threads` threads (the
+/// calling thread one of them), in no particular order; returns the
+/// results in segment order.
 pub fn each<T: Send>(
     data: &[u8],
     threads: usize,
@@ -76,28 +74,21 @@ pub fn each<T: Send>(
         at: 0,
         claimed: 0,
     });
+    let take = || {
+        let mut mine = Vec::new();
+        while let Some((index, start, end)) = lock(&cursor).claim() {
+            mine.push((index, work(&Segment { index, start, end })));
+        }
+        mine
+    };
+    // The calling thread is one of the `threads`.
     let mut parts: Vec<(usize, T)> = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..threads.max(1))
-            .map(|_| {
-                let (cursor, work) = (&cursor, &work);
-                s.spawn(move || {
-                    let mut mine = Vec::new();
-                    while let Some((index, start, end)) = lock(cursor).claim() {
-                        let seg = Segment {
-                            index,
-                            start,
-                            end,
-                            lines_before: 0,
-                        };
-                        mine.push((index, work(&seg)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        hs.into_iter()
-            .flat_map(|h| h.join().expect("segment thread"))
-            .collect()
+        let hs: Vec<_> = (1..threads.max(1)).map(|_| s.spawn(take)).collect();
+        let mut all = take();
+        for h in hs {
+            all.extend(h.join().expect("segment thread"));
+        }
+        all
     });
     parts.sort_by_key(|p| p.0);
     parts.into_iter().map(|p| p.1).collect()
@@ -106,14 +97,20 @@ pub fn each<T: Send>(
 /// How [`in_order`] runs.
 #[derive(Clone, Copy, Debug)]
 pub struct Order {
+    /// Threads in all, the calling thread included.
     pub threads: usize,
     /// Most segments claimed and not yet emitted.
     pub ahead: usize,
     /// The largest segment.
     pub max: usize,
-    /// Count each segment's line terminators first, so that
-    /// [`Segment::lines_before`] is known before `work` runs.
-    pub count_lines: bool,
+}
+
+/// The two halves of a segment's work in [`in_order`]: `search` returns
+/// the segment's line terminators and what it found; `finish` turns that
+/// into the result once the lines before the segment are known.
+pub struct Work<S, F> {
+    pub search: S,
+    pub finish: F,
 }
 
 /// The shared state of [`in_order`], under one lock.
@@ -123,15 +120,15 @@ struct State<'a, T> {
     emitted: usize,
     /// Line terminators before segment `emitted`.
     lines_emitted: u64,
-    /// Per segment from `emitted` on: its line terminators, once counted.
+    /// Per segment from `emitted` on: its line terminators, once searched.
     counts: VecDeque<Option<u64>>,
-    /// Per segment from `emitted` on: its result, once done.
+    /// Per segment from `emitted` on: its result, once finished.
     results: VecDeque<Option<T>>,
     stop: bool,
 }
 
 impl<T> State<'_, T> {
-    /// Lines before segment `k`, once every segment before it is counted.
+    /// Lines before segment `k`, once every segment before it is searched.
     fn lines_before(&self, k: usize) -> Option<u64> {
         let mut n = self.lines_emitted;
         for c in self.counts.iter().take(k - self.emitted) {
@@ -143,6 +140,27 @@ impl<T> State<'_, T> {
     fn finished(&self) -> bool {
         self.cursor.at >= self.cursor.data.len() && self.results.is_empty()
     }
+
+    /// The next segment if fewer than `ahead` wait to be emitted.
+    fn claim(&mut self, ahead: usize) -> Option<Segment> {
+        if self.stop || self.cursor.claimed >= self.emitted + ahead {
+            return None;
+        }
+        let (index, start, end) = self.cursor.claim()?;
+        self.counts.push_back(None);
+        self.results.push_back(None);
+        Some(Segment { index, start, end })
+    }
+
+    /// The next result in order, if done.
+    fn pop(&mut self) -> Option<T> {
+        if !self.results.front().is_some_and(Option::is_some) {
+            return None;
+        }
+        self.lines_emitted += self.counts.pop_front().flatten().unwrap_or(0);
+        self.emitted += 1;
+        self.results.pop_front().flatten()
+    }
 }
 
 struct Shared<'a, T> {
@@ -150,17 +168,32 @@ struct Shared<'a, T> {
     changed: Condvar,
 }
 
+impl<'a, T> Shared<'a, T> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<'a, T>> {
+        lock(&self.state)
+    }
+
+    fn wait<'g>(
+        &self,
+        g: std::sync::MutexGuard<'g, State<'a, T>>,
+    ) -> std::sync::MutexGuard<'g, State<'a, T>> {
+        self.changed.wait(g).unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Runs `work` on every segment of `data` with `order.threads` threads and
-/// hands the results to `emit`, on the calling thread, in segment order
-/// (see the module's text). Stops at `emit`'s first error and returns it.
-pub fn in_order<T: Send, E>(
+/// hands the results to `emit` in segment order (see the module's text).
+/// The calling thread works too: between its segments it emits whatever
+/// is ready, so the first segment's lines leave without a hand-over.
+/// Stops at `emit`'s first error and returns it.
+pub fn in_order<P, T: Send, E>(
     data: &[u8],
     order: Order,
-    work: impl Fn(&Segment) -> T + Sync,
+    work: Work<impl Fn(&Segment) -> (u64, P) + Sync, impl Fn(P, u64) -> T + Sync>,
     mut emit: impl FnMut(T) -> Result<(), E>,
 ) -> Result<(), E> {
     let shared = Shared {
@@ -179,115 +212,131 @@ pub fn in_order<T: Send, E>(
         }),
         changed: Condvar::new(),
     };
+    let ahead = order.ahead.max(1);
     std::thread::scope(|s| {
-        for _ in 0..order.threads.max(1) {
+        for _ in 1..order.threads.max(1) {
             let (shared, work) = (&shared, &work);
-            s.spawn(move || worker(shared, data, order, work));
+            s.spawn(move || worker(shared, ahead, work));
         }
-        let result = emit_all(&shared, &mut emit);
+        let result = drive(&shared, ahead, &work, &mut emit);
         if result.is_err() {
-            lock(&shared.state).stop = true;
+            shared.lock().stop = true;
             shared.changed.notify_all();
         }
         result
     })
 }
 
-/// The calling thread's side: each result, in order, to `emit`.
-fn emit_all<T, E>(
+/// What the calling thread does next.
+enum Next<T> {
+    Emit(T),
+    Work(Segment),
+    Done,
+}
+
+/// The calling thread: emits what is ready, else works, else waits.
+fn drive<P, T, E>(
     shared: &Shared<'_, T>,
+    ahead: usize,
+    work: &Work<impl Fn(&Segment) -> (u64, P), impl Fn(P, u64) -> T>,
     emit: &mut impl FnMut(T) -> Result<(), E>,
 ) -> Result<(), E> {
     loop {
         let next = {
-            let mut st = lock(&shared.state);
+            let mut st = shared.lock();
             loop {
+                if let Some(r) = st.pop() {
+                    shared.changed.notify_all();
+                    break Next::Emit(r);
+                }
                 // (`stop` here: a worker panicked; the scope passes it on.)
                 if st.finished() || st.stop {
-                    return Ok(());
+                    break Next::Done;
                 }
-                if st.results.front().is_some_and(Option::is_some) {
-                    break;
+                if let Some(seg) = st.claim(ahead) {
+                    break Next::Work(seg);
                 }
-                st = shared.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+                st = shared.wait(st);
             }
-            let result = st.results.pop_front().flatten();
-            st.lines_emitted += st.counts.pop_front().flatten().unwrap_or(0);
-            st.emitted += 1;
-            shared.changed.notify_all();
-            result
         };
-        if let Some(r) = next {
-            emit(r)?;
+        match next {
+            Next::Emit(r) => emit(r)?,
+            Next::Work(seg) => run(shared, work, &seg),
+            Next::Done => return Ok(()),
         }
     }
 }
 
-/// One worker: claim, count, wait for the lines before, work, hand over.
-fn worker<T>(
+/// One more thread: claims and works until the end or a stop.
+fn worker<P, T>(
     shared: &Shared<'_, T>,
-    data: &[u8],
-    order: Order,
-    work: &(impl Fn(&Segment) -> T + Sync),
+    ahead: usize,
+    work: &Work<impl Fn(&Segment) -> (u64, P), impl Fn(P, u64) -> T>,
 ) {
-    while let Some(mut seg) = claim_bounded(shared, order.ahead.max(1)) {
-        if order.count_lines {
-            let n = crate::pipeline::lines::count_lines(&data[seg.start..seg.end]);
-            let mut st = lock(&shared.state);
+    loop {
+        let seg = {
+            let mut st = shared.lock();
+            loop {
+                if let Some(seg) = st.claim(ahead) {
+                    break seg;
+                }
+                if st.stop || st.cursor.at >= st.cursor.data.len() {
+                    return;
+                }
+                st = shared.wait(st);
+            }
+        };
+        run(shared, work, &seg);
+    }
+}
+
+/// One segment: search, publish its line count, wait for the lines before
+/// it, finish, hand the result over. Gives up at a stop.
+fn run<P, T>(
+    shared: &Shared<'_, T>,
+    work: &Work<impl Fn(&Segment) -> (u64, P), impl Fn(P, u64) -> T>,
+    seg: &Segment,
+) {
+    let guarded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let (lines, found) = (work.search)(seg);
+        let before = {
+            let mut st = shared.lock();
             let i = seg.index - st.emitted;
-            st.counts[i] = Some(n);
+            st.counts[i] = Some(lines);
             shared.changed.notify_all();
             loop {
                 if st.stop {
-                    return;
+                    return None;
                 }
                 if let Some(n) = st.lines_before(seg.index) {
-                    seg.lines_before = n;
-                    break;
+                    break n;
                 }
-                st = shared.changed.wait(st).unwrap_or_else(|e| e.into_inner());
-            }
-        }
-        let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&seg))) {
-            Ok(r) => r,
-            Err(panic) => {
-                // The emitting thread would wait for this result forever.
-                lock(&shared.state).stop = true;
-                shared.changed.notify_all();
-                std::panic::resume_unwind(panic);
+                st = shared.wait(st);
             }
         };
-        let mut st = lock(&shared.state);
-        let i = seg.index - st.emitted;
-        st.results[i] = Some(result);
-        shared.changed.notify_all();
+        Some((work.finish)(found, before))
+    }));
+    match guarded {
+        Ok(Some(result)) => {
+            let mut st = shared.lock();
+            let i = seg.index - st.emitted;
+            st.results[i] = Some(result);
+            shared.changed.notify_all();
+        }
+        Ok(None) => {}
+        Err(panic) => {
+            // Others would wait for this segment forever.
+            shared.lock().stop = true;
+            shared.changed.notify_all();
+            std::panic::resume_unwind(panic);
+        }
     }
-}
-
-/// The next segment, once fewer than `ahead` wait to be emitted; `None`
-/// at the end or after a stop.
-fn claim_bounded<T>(shared: &Shared<'_, T>, ahead: usize) -> Option<Segment> {
-    let mut st = lock(&shared.state);
-    while !st.stop && st.cursor.claimed >= st.emitted + ahead {
-        st = shared.changed.wait(st).unwrap_or_else(|e| e.into_inner());
-    }
-    if st.stop {
-        return None;
-    }
-    let (index, start, end) = st.cursor.claim()?;
-    st.counts.push_back(None);
-    st.results.push_back(None);
-    Some(Segment {
-        index,
-        start,
-        end,
-        lines_before: 0,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::lines::count_lines;
 
     fn text(n: usize) -> Vec<u8> {
         let mut v = Vec::new();
@@ -305,18 +354,16 @@ mod tests {
                 threads,
                 ahead,
                 max,
-                count_lines: true,
             };
             let mut out = Vec::new();
-            let r: Result<(), ()> = in_order(
-                &data,
-                order,
-                |s| (s.start, s.end, s.lines_before),
-                |(a, b, n)| {
-                    out.push((a, b, n));
-                    Ok(())
-                },
-            );
+            let work = Work {
+                search: |s: &Segment| (count_lines(&data[s.start..s.end]), (s.start, s.end)),
+                finish: |(a, b), n| (a, b, n),
+            };
+            let r: Result<(), ()> = in_order(&data, order, work, |(a, b, n)| {
+                out.push((a, b, n));
+                Ok(())
+            });
             r.unwrap();
             assert_eq!(out.first().unwrap().0, 0);
             assert_eq!(out.last().unwrap().1, data.len());
@@ -336,19 +383,17 @@ mod tests {
             threads: 2,
             ahead: 2,
             max: 64,
-            count_lines: true,
         };
         let worked = std::sync::atomic::AtomicUsize::new(0);
         let mut emitted = 0;
-        let r = in_order(
-            &data,
-            order,
-            |_| worked.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            |_| {
-                emitted += 1;
-                if emitted == 3 { Err("closed") } else { Ok(()) }
-            },
-        );
+        let work = Work {
+            search: |_: &Segment| (1, worked.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
+            finish: |w, _| w,
+        };
+        let r = in_order(&data, order, work, |_| {
+            emitted += 1;
+            if emitted == 3 { Err("closed") } else { Ok(()) }
+        });
         assert_eq!(r, Err("closed"));
         // At most `ahead` more than emitted, plus one each in flight.
         assert!(worked.into_inner() <= 3 + 2 + 2);

@@ -28,7 +28,7 @@ use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::pipeline::lines::matching_lines;
+use crate::pipeline::lines::{matching_lines, numbered_matching_lines};
 use crate::pipeline::segments;
 use crate::sys::guard::GuardedMap;
 use crate::walk::Haystack;
@@ -76,6 +76,7 @@ pub fn search<W: WriteColor>(
     let file = std::fs::File::open(&hay.path).ok()?;
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
     let map = GuardedMap::map(&file).ok().flatten()?;
+    crate::sys::trace::mark("big file mapped");
     let result = match stream(cfg, plan, &hay.path, &map, printer) {
         Streamed::Done(r) => r,
         Streamed::Not => collected(cfg, searcher, printer, plan, hay, &map, 0)?,
@@ -222,37 +223,35 @@ fn numbered<W: Write>(
         threads,
         ahead: 2 * threads + 2,
         max: segments::max(),
-        count_lines: true,
     };
-    let (mut written, mut any) = (0u64, false);
-    segments::in_order(
-        data,
-        order,
-        |seg| {
-            if memchr::memchr(0, &data[seg.start..seg.end]).is_some() {
-                return None;
+    let work = segments::Work {
+        search: |seg: &segments::Segment| {
+            let bytes = &data[seg.start..seg.end];
+            if memchr::memchr(0, bytes).is_some() {
+                return (0, None);
             }
+            let (lines, found) = numbered_matching_lines(bytes, &matcher);
+            (lines, Some((seg.start, seg.end, found)))
+        },
+        finish: |found: Option<(usize, usize, Vec<_>)>, before: u64| {
+            let (a, b, found) = found?;
             let mut out = Vec::new();
-            let first = seg.lines_before + 1;
-            plain::numbered_segment(
-                data,
-                (seg.start, seg.end),
-                &matcher,
-                &prefix,
-                first,
-                &mut out,
-            );
-            map.release(seg.start..seg.end);
+            plain::write_numbered(&data[a..b], &found, &prefix, before + 1, &mut out);
+            map.release(a..b);
             Some(out)
         },
-        |out| {
-            let out = out.ok_or(Stop::Nul(written))?;
-            wtr.write_all(&out).map_err(Stop::Io)?;
-            written += out.len() as u64;
-            any |= !out.is_empty();
-            Ok(())
-        },
-    )?;
+    };
+    let (mut written, mut any) = (0u64, false);
+    segments::in_order(data, order, work, |out| {
+        let out = out.ok_or(Stop::Nul(written))?;
+        wtr.write_all(&out).map_err(Stop::Io)?;
+        if written == 0 {
+            crate::sys::trace::mark("big file: first output written");
+        }
+        written += out.len() as u64;
+        any |= !out.is_empty();
+        Ok(())
+    })?;
     Ok(any)
 }
 
