@@ -5,8 +5,12 @@ interleaved (rg, gsearch, rg, ...) on the same searches of one page-cached file
 then RUNS (default 15) timed runs. Every run's output goes to a pipe that this
 script reads in 1 MiB blocks (as `| wc -l` would) and hashes: the tools must agree.
 The `| head -1` row reads one line, closes the pipe and times until the process
-has exited (its exit status and stderr are shown too). Peak RSS comes from
-wait4(2) on the very process. Prints a markdown table.
+has exited (its exit status and stderr are shown too). Peak RSS: one more run
+of each under /usr/bin/time -f %M (wait4(2) on a child of this script would
+report at least this script's own RSS, which a child keeps across exec), else
+wait4's figure. Prints a markdown table. To measure on N quiet cores of a
+bigger machine: `taskset -c 0,1 bench/bigfile-2core.py` (the cores are counted
+from the affinity mask; gsearch counts them the same way).
 
 Usage: bench/bigfile-2core.py [FILE]
   FILE  default /var/tmp/gsearch-corpus/c-100m.txt (scripts/make-bigfile makes it)
@@ -19,6 +23,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 if "--help" in sys.argv or "-h" in sys.argv:
@@ -87,7 +92,16 @@ def case(args, head):
                 times[name].append(t)
                 rss[name].append(m)
     agree = len(seen["rg"] | seen["gsearch"]) == 1
+    if os.path.exists("/usr/bin/time"):
+        rss = {n: [peak_rss(b, args, head)] for n, b in TOOLS.items()}
     return times, rss, agree, notes
+
+
+def peak_rss(binary, args, head):
+    """Peak RSS in KiB of one run under GNU time, output read as in `run`."""
+    with tempfile.NamedTemporaryFile("r") as f:
+        run(["/usr/bin/time", "-f", "%M", "-o", f.name, binary] + args + [FILE], head)
+        return int(f.read().split()[-1])
 
 
 def main():
@@ -96,7 +110,7 @@ def main():
                             capture_output=True, text=True).stdout.strip()
     version = subprocess.run([TOOLS["rg"], "--version"], capture_output=True,
                              text=True).stdout.splitlines()[0]
-    print(f"File: {FILE}, {size / 1e6:.1f} MB, page cache warm; {os.cpu_count()} cores; "
+    print(f"File: {FILE}, {size / 1e6:.1f} MB, page cache warm; {len(os.sched_getaffinity(0))} cores; "
           f"gsearch {commit}, {version}; median of {RUNS} interleaved runs after {WARMUP} warm-up.\n")
     print("| search | rg | gsearch | gsearch / rg time | rg RSS | gsearch RSS | agree | exit (rg; gsearch) |")
     print("|---|---|---|---|---|---|---|---|")

@@ -187,8 +187,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Runs `work` on every segment of `data` with `order.threads` threads and
 /// hands the results to `emit` in segment order (see the module's text).
-/// The calling thread works too: between its segments it emits whatever
-/// is ready, so the first segment's lines leave without a hand-over.
+/// The calling thread searches the first segment alone and emits it, then
+/// works with the others, emitting whatever is ready between its segments.
 /// Stops at `emit`'s first error and returns it.
 pub fn in_order<P, T: Send, E>(
     data: &[u8],
@@ -213,6 +213,16 @@ pub fn in_order<P, T: Send, E>(
         changed: Condvar::new(),
     };
     let ahead = order.ahead.max(1);
+    // The first segment alone, before any other thread starts: its lines
+    // leave as soon as one thread can find them (`| head -1`).
+    let first = shared.lock().claim(ahead);
+    if let Some(seg) = first {
+        run(&shared, &work, &seg);
+        let done = shared.lock().pop();
+        if let Some(r) = done {
+            emit(r)?;
+        }
+    }
     std::thread::scope(|s| {
         for _ in 1..order.threads.max(1) {
             let (shared, work) = (&shared, &work);
