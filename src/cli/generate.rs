@@ -200,6 +200,20 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "33554432 (32 MiB)",
     ),
     var(
+        "GSEARCH_SEGMENT",
+        Tests,
+        "Largest segment in bytes when every core searches one big file (segments start \
+         at 64 KiB and double up to it); -n output waits in memory for at most \
+         2 x cores + 2 segments.",
+        "262144 (256 KiB)",
+    ),
+    var(
+        "GSEARCH_BIGFILE_MIN_BYTES",
+        Tests,
+        "File size in bytes from which one file is searched by every core.",
+        "33554432 (32 MiB; 4 MiB for a rule set)",
+    ),
+    var(
         "GSEARCH_HYBRID_READ",
         Tuning,
         "pread makes those CPU threads read their chunks into a small buffer instead of \

@@ -67,7 +67,7 @@ pub struct DfaSpec {
 /// Version of the tables this module builds: part of the on-disk cache's
 /// key, raised whenever the approximation, the grouping or the layout
 /// changes what a build gives.
-pub const BUILDER_VERSION: u32 = 2;
+pub const BUILDER_VERSION: u32 = 3;
 
 /// Size limits of the grouping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,6 +213,11 @@ impl DfaSet {
         })
         .into_iter()
         .collect::<Result<Vec<Hir>, String>>()?;
+        // A pattern whose over-approximation matches the empty string
+        // makes every line a candidate: the device would decide nothing.
+        if hirs.iter().any(|h| h.properties().minimum_len() == Some(0)) {
+            return Err("a pattern matches the empty string (every line a candidate)".into());
+        }
         let relax = t0.elapsed();
         // Blocks of patterns, each split in halves until its table fits;
         // a block holds about as many patterns as a group can (at least 8).
@@ -638,8 +643,14 @@ mod tests {
 
     #[test]
     fn empty_and_newline_patterns() {
-        let s = set(&["a*"], false);
-        assert_eq!(lines(&s, "x\n\nb\n"), vec![0, 2, 3]);
+        // Every line would be a candidate: the build refuses (the CPU
+        // engine searches instead).
+        let spec = DfaSpec {
+            patterns: vec!["x".into(), "a*".into()],
+            fixed_strings: false,
+            case_insensitive: false,
+        };
+        assert!(DfaSet::build(&spec, DfaLimits::for_local_mem(48 << 10)).is_err());
         let s = set(&[r"a\nb", r"[^a]q"], false);
         assert_eq!(lines(&s, "x\na\nb\n\nq\nzq\n"), vec![0, 9]);
     }

@@ -18,7 +18,7 @@ use grep_matcher::Matcher;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
-use crate::pipeline::lines::line_end;
+use crate::pipeline::lines::{line_end, line_is_match};
 use crate::sys::guard::GuardedMap;
 
 /// Bytes of the file handled per round (bounds the output held in memory).
@@ -124,7 +124,9 @@ pub fn print<W: Write>(
     Ok(any)
 }
 
-fn path_prefix(cfg: &Config, path: &Path) -> Vec<u8> {
+/// `PATH:` when paths are shown (`PATH` NUL with `--null`), else nothing:
+/// what goes before each numbered line.
+pub fn path_prefix(cfg: &Config, path: &Path) -> Vec<u8> {
     prefix_with(cfg, path, b':')
 }
 
@@ -178,7 +180,7 @@ fn window(
 }
 
 fn count_nl(bytes: &[u8]) -> u64 {
-    memchr::memchr_iter(b'\n', bytes).count() as u64
+    crate::pipeline::lines::count_lines(bytes)
 }
 
 /// Formats the lines at `starts` (all inside the segment starting at `a`,
@@ -416,7 +418,7 @@ fn push_confirmed(
     text: &[u8],
     confirm: Option<&LineMatcher<'_>>,
 ) {
-    if confirm.is_none_or(|m| m.is_match(text).unwrap_or(false)) {
+    if confirm.is_none_or(|m| line_is_match(m, text)) {
         push_line(out, prefix, number, text);
     }
 }
@@ -555,22 +557,73 @@ pub fn print_count<W: Write>(
     };
     write_count(cfg, path, shown, &mut out);
     wtr.write_all(&out)?;
+    Ok(count_result(cfg, started, text.data.len(), lines, found))
+}
+
+/// What a count search reports: whether a line matched and, with
+/// `--stats`, what ripgrep's summary printer records for one file (its
+/// count is written after the bytes printed are taken: 0).
+pub fn count_result(
+    cfg: &Config,
+    started: std::time::Instant,
+    bytes: usize,
+    lines: u64,
+    found: u64,
+) -> crate::output::printer::SearchResult {
     let stats = cfg.stats.then(|| {
-        // What ripgrep's summary printer records for one file (its count
-        // is written after the bytes printed are taken: 0).
         let mut st = grep_printer::Stats::new();
         st.add_elapsed(started.elapsed());
         st.add_searches(1);
         st.add_searches_with_match(u64::from(lines > 0));
-        st.add_bytes_searched(text.data.len() as u64);
+        st.add_bytes_searched(bytes as u64);
         st.add_matched_lines(lines);
         st.add_matches(found);
         st
     });
-    Ok(crate::output::printer::SearchResult {
+    crate::output::printer::SearchResult {
         has_match: lines > 0,
         stats,
-    })
+    }
+}
+
+/// Appends `[PATH:]N:LINE` for each of `found` (lines of `seg`, from
+/// `pipeline::lines::numbered_matching_lines`; the first line of `seg` is
+/// numbered `first`), as ripgrep's standard printer writes them; `prefix`
+/// is [`path_prefix`]'s.
+pub fn write_numbered(
+    seg: &[u8],
+    found: &[crate::pipeline::lines::Numbered],
+    prefix: &[u8],
+    first: u64,
+    out: &mut Vec<u8>,
+) {
+    let mut num = itoa::Buffer::new();
+    for f in found {
+        push_line(
+            out,
+            prefix,
+            num.format(first + f.line),
+            &seg[f.start..f.end],
+        );
+    }
+}
+
+/// The matching lines of `data[a..b]` (whole lines) and, with `matches`,
+/// their matches as ripgrep's summary printer counts them.
+pub fn count_segment(
+    data: &[u8],
+    (a, b): (usize, usize),
+    matcher: &LineMatcher<'_>,
+    matches: bool,
+) -> (u64, u64) {
+    let (mut lines, mut found) = (0u64, 0u64);
+    crate::pipeline::lines::for_each_matching_line(&data[a..b], matcher, |s, e| {
+        lines += 1;
+        if matches {
+            found += line_matches(matcher, data, a + s, a + e);
+        }
+    });
+    (lines, found)
 }
 
 /// One counting thread's distinct lines and their matches.
@@ -607,7 +660,7 @@ fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
         }
         let line = &data[ls..le];
         if let Some(m) = confirm
-            && !m.is_match(line).unwrap_or(false)
+            && !line_is_match(m, line)
         {
             continue;
         }

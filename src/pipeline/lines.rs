@@ -38,11 +38,31 @@ pub fn split(data: &[u8], a: usize, b: usize, n: usize) -> Vec<usize> {
     v
 }
 
+/// Whether `matcher` matches `line` as ripgrep's searcher asks it: without
+/// the line's terminator (with `-w`, a pattern that matches the empty
+/// string would otherwise match after the `\n` of every line).
+pub fn line_is_match<M: Matcher>(matcher: &M, line: &[u8]) -> bool {
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    matcher.is_match(body).unwrap_or(false)
+}
+
 /// The starts (within `lines`, which begins at a line start) of the lines
 /// `matcher` matches, in order, each once.
 pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize> {
-    use grep_matcher::LineMatchKind;
     let mut out = Vec::new();
+    for_each_matching_line(lines, matcher, |start, _| out.push(start));
+    out
+}
+
+/// Calls `f(start, end)` for every line of `lines` (which begins at a line
+/// start) that `matcher` matches, in order, each once; `end` is past the
+/// line's terminator (or the end of `lines`).
+pub fn for_each_matching_line<M: Matcher>(
+    lines: &[u8],
+    matcher: &M,
+    mut f: impl FnMut(usize, usize),
+) {
+    use grep_matcher::LineMatchKind;
     // `p` is always a line start.
     let mut p = 0;
     while p < lines.len() {
@@ -62,12 +82,42 @@ pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize>
         let at = at.min(lines.len() - 1);
         let start = memchr::memrchr(b'\n', &lines[p..at]).map_or(p, |k| p + k + 1);
         let end = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |k| at + k + 1);
-        if confirmed || matches!(matcher.is_match(&lines[start..end]), Ok(true)) {
-            out.push(start);
+        if confirmed || line_is_match(matcher, &lines[start..end]) {
+            f(start, end);
         }
         p = end;
     }
-    out
+}
+
+/// The line terminators (`\n`) in `bytes` (memchr's vector search: on
+/// this machine's 100 MB of C, 2.5 M lines, 17 ms against 29 ms for a
+/// plain counting loop; `scripts/make-bigfile`).
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// A matching line found by [`numbered_matching_lines`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Numbered {
+    /// Where the line starts, and ends (past its terminator).
+    pub start: usize,
+    pub end: usize,
+    /// Line terminators before `start`.
+    pub line: u64,
+}
+
+/// The lines of `lines` (which begins at a line start) that `matcher`
+/// matches, each with the count of line terminators before it, and the
+/// count of all of them: one pass that numbers while it searches.
+pub fn numbered_matching_lines<M: Matcher>(lines: &[u8], matcher: &M) -> (u64, Vec<Numbered>) {
+    let mut found = Vec::new();
+    let (mut pos, mut line) = (0usize, 0u64);
+    for_each_matching_line(lines, matcher, |start, end| {
+        line += count_lines(&lines[pos..start]);
+        found.push(Numbered { start, end, line });
+        pos = start;
+    });
+    (line + count_lines(&lines[pos..]), found)
 }
 
 /// Bytes a thread searches before releasing their pages.
@@ -149,6 +199,30 @@ mod tests {
             assert!(b.windows(2).all(|w| w[0] < w[1]));
             assert!(b[1..b.len() - 1].iter().all(|&i| data[i - 1] == b'\n'));
         }
+    }
+
+    #[test]
+    fn count_lines_counts_newlines() {
+        let mut data = b"a\nbb\n\nccc".repeat(1000);
+        data.push(b'\n');
+        for len in [0, 1, 2, 5, 4081, data.len()] {
+            let want = data[..len].iter().filter(|&&b| b == b'\n').count() as u64;
+            assert_eq!(count_lines(&data[..len]), want, "len {len}");
+        }
+    }
+
+    #[test]
+    fn numbered_lines_count_what_precedes_them() {
+        let m = grep_regex::RegexMatcherBuilder::new()
+            .line_terminator(Some(b'\n'))
+            .build("x")
+            .unwrap();
+        let data = b"x\n\nax\nb\nc\nxx";
+        let (total, found) = numbered_matching_lines(data, &m);
+        assert_eq!(total, 5);
+        let want = [(0, 2, 0), (3, 6, 2), (10, 12, 5)];
+        let got: Vec<_> = found.iter().map(|f| (f.start, f.end, f.line)).collect();
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -1,23 +1,36 @@
 //! One big file searched by every core. ripgrep gives a file one thread;
-//! here a large file is cut at line boundaries into segments, each thread
-//! finds the matching lines of its segment with the exact matcher, and the
-//! host prints through ripgrep's searcher, which jumps from one matching
-//! line to the next (`OffsetMatcher` in confirmed mode).
+//! here a large file is cut at line starts into segments and every core
+//! finds the matching lines of the segments it claims.
+//!
+//! The plain forms (`-c`, `--count-matches`, `-n` lines without colors or
+//! context: what `output::plain` writes) stream: segments are claimed in
+//! file order and `-n`'s are written as soon as they and all before them
+//! are done (`pipeline::segments`), so the first lines leave at once, a
+//! closed pipe stops the search, and the memory held for order is at most
+//! `2 x cores + 2` segments' output (a segment is at most
+//! `GSEARCH_SEGMENT`, default 1 MiB, of the file). Everything else
+//! collects every matching line first, then prints through ripgrep's
+//! searcher, which jumps from one matching line to the next
+//! (`OffsetMatcher` in confirmed mode).
 //!
 //! Matches never span a line terminator, so cutting at line starts changes
 //! nothing: `^`, `$` and `\b` see a line start where a segment starts.
 
-use std::io;
+use std::io::{self, Write};
+use std::path::Path;
 
 use grep_searcher::Searcher;
 use termcolor::WriteColor;
 
-use crate::cli::config::Config;
+use crate::cli::config::{Config, OutputMode};
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
+use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::pipeline::lines::matching_lines;
+use crate::pipeline::lines::{matching_lines, numbered_matching_lines};
+use crate::pipeline::segments;
+use crate::sys::guard::GuardedMap;
 use crate::walk::Haystack;
 
 /// Files from this size up are split across threads.
@@ -25,6 +38,10 @@ pub const MIN_BYTES: u64 = 32 << 20;
 /// The same for a rule set, whose matcher, not reading, bounds the search
 /// (hundreds of regexes: 24 MB took 0.3 s on one core).
 pub const RULES_MIN_BYTES: u64 = 4 << 20;
+/// The bytes in which ripgrep's searcher looks for a NUL before searching
+/// a map (grep-searcher's buffer size); past them, only the lines it
+/// prints are looked at.
+const BINARY_PROBE: usize = 64 << 10;
 
 /// Searches `hay` with every core when it is a big regular file and the
 /// output needs the whole file; `None` means "search it the usual way".
@@ -48,7 +65,11 @@ pub fn search<W: WriteColor>(
         return None;
     }
     let meta = std::fs::metadata(&hay.path).ok()?;
-    let min = if plan.rules.is_some() {
+    let min = if let Some(n) = crate::sys::env_count("GSEARCH_BIGFILE_MIN_BYTES") {
+        // Tests: small files through this path (and a huge value keeps
+        // every file on ripgrep's searcher, their reference).
+        n as u64
+    } else if plan.rules.is_some() {
         RULES_MIN_BYTES
     } else {
         MIN_BYTES
@@ -58,25 +79,12 @@ pub fn search<W: WriteColor>(
     }
     let file = std::fs::File::open(&hay.path).ok()?;
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
-    let map = crate::sys::guard::GuardedMap::map(&file).ok().flatten()?;
-    let lines = matching_lines(&map, &plan.line_matcher(), threads, Some(&map));
-    if lines.has_nul {
-        return None;
-    }
-    let text = crate::output::plain::Text {
-        data: &map,
-        map: Some(&map),
-        matcher: plan.line_matcher(),
-        confirm: false,
-    };
-    let fast =
-        crate::output::plain::try_print(cfg, &hay.path, text, &lines.starts, printer.get_mut());
-    let result = if let Some(r) = fast {
-        r
-    } else {
-        searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
-        let m = OffsetMatcher::confirmed(plan.line_matcher(), &map, &lines.starts);
-        printer.search(searcher, m, &hay.path, Input::Slice(&map))
+    let map = GuardedMap::map(&file).ok().flatten()?;
+    crate::sys::trace::mark("big file mapped");
+    let result = match stream(cfg, plan, &hay.path, &map, printer) {
+        Streamed::Done(r) => r,
+        Streamed::Not => collected(cfg, searcher, printer, plan, hay, &map, 0)?,
+        Streamed::Partly(written) => collected(cfg, searcher, printer, plan, hay, &map, written)?,
     };
     if map.faulted() {
         return Some(Err(crate::sys::guard::shrank_error()));
@@ -84,18 +92,230 @@ pub fn search<W: WriteColor>(
     Some(result)
 }
 
+/// Every matching line first, then the output: the plain writer where it
+/// applies, else ripgrep's searcher. The first `skip` bytes of the output
+/// were already written (by [`numbered`], before it met a NUL).
+fn collected<W: WriteColor>(
+    cfg: &Config,
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    plan: &Plan,
+    hay: &Haystack,
+    map: &GuardedMap,
+    skip: u64,
+) -> Option<io::Result<SearchResult>> {
+    let threads = crate::sys::cores();
+    let lines = matching_lines(map, &plan.line_matcher(), threads, Some(map));
+    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
+    let m = OffsetMatcher::confirmed(plan.line_matcher(), map, &lines.starts);
+    if skip > 0 {
+        let mut rest = Printer::new_unseparated(cfg, Skip::new(skip, printer.get_mut()));
+        return Some(rest.search(searcher, m, &hay.path, Input::Slice(map)));
+    }
+    if lines.has_nul {
+        return None;
+    }
+    let text = plain::Text {
+        data: map,
+        map: Some(map),
+        matcher: plan.line_matcher(),
+        confirm: false,
+    };
+    plain::try_print(cfg, &hay.path, text, &lines.starts, printer.get_mut())
+        .or_else(|| Some(printer.search(searcher, m, &hay.path, Input::Slice(map))))
+}
+
+/// What [`stream`] did.
+enum Streamed {
+    Done(io::Result<SearchResult>),
+    /// Nothing: the output or the bytes need the collected path.
+    Not,
+    /// This many bytes of output, up to a segment holding a NUL: the
+    /// collected path writes the rest.
+    Partly(u64),
+}
+
+/// The streaming forms (see the module's text).
+fn stream<W: WriteColor>(
+    cfg: &Config,
+    plan: &Plan,
+    path: &Path,
+    map: &GuardedMap,
+    printer: &mut Printer<W>,
+) -> Streamed {
+    let data: &[u8] = map;
+    let probe = &data[..data.len().min(BINARY_PROBE)];
+    if memchr::memchr(0, probe).is_some() || !plain::plain_text(data) {
+        return Streamed::Not;
+    }
+    if plain::count_eligible(cfg) {
+        return count(cfg, plan, path, map, printer.get_mut())
+            .map_or(Streamed::Not, Streamed::Done);
+    }
+    if !plain::eligible(cfg) {
+        return Streamed::Not;
+    }
+    match numbered(cfg, plan, path, map, printer.get_mut()) {
+        Ok(has_match) => Streamed::Done(Ok(SearchResult {
+            has_match,
+            stats: None,
+        })),
+        Err(Stop::Io(e)) => Streamed::Done(Err(e)),
+        Err(Stop::Nul(written)) => Streamed::Partly(written),
+    }
+}
+
+/// `-c` / `--count-matches` (with `--stats`): segments in any order, one
+/// line at the end. `None` when a NUL was seen (ripgrep's binary handling
+/// then decides).
+fn count<W: Write>(
+    cfg: &Config,
+    plan: &Plan,
+    path: &Path,
+    map: &GuardedMap,
+    wtr: &mut W,
+) -> Option<io::Result<SearchResult>> {
+    let started = std::time::Instant::now();
+    let data: &[u8] = map;
+    let matcher = plan.line_matcher();
+    let matches = cfg.stats || cfg.mode == OutputMode::CountMatches;
+    let parts = segments::each(data, crate::sys::cores(), segments::max(), |seg| {
+        let nul = memchr::memchr(0, &data[seg.start..seg.end]).is_some();
+        let counts = plain::count_segment(data, (seg.start, seg.end), &matcher, matches);
+        map.release(seg.start..seg.end);
+        (counts, nul)
+    });
+    if parts.iter().any(|p| p.1) {
+        return None;
+    }
+    let (lines, found) = parts
+        .iter()
+        .fold((0, 0), |(l, f), ((pl, pf), _)| (l + pl, f + pf));
+    let shown = if cfg.mode == OutputMode::CountMatches {
+        found
+    } else {
+        lines
+    };
+    let mut out = Vec::new();
+    plain::write_count(cfg, path, shown, &mut out);
+    let result = plain::count_result(cfg, started, data.len(), lines, found);
+    Some(wtr.write_all(&out).map(|()| result))
+}
+
+/// Why [`numbered`] stopped early.
+enum Stop {
+    /// Writing failed (a closed pipe, most often).
+    Io(io::Error),
+    /// A segment holds a NUL: the output bytes written so far.
+    Nul(u64),
+}
+
+/// `-n` lines, written segment by segment in file order. Returns whether
+/// a line matched.
+fn numbered<W: Write>(
+    cfg: &Config,
+    plan: &Plan,
+    path: &Path,
+    map: &GuardedMap,
+    wtr: &mut W,
+) -> Result<bool, Stop> {
+    let data: &[u8] = map;
+    let threads = crate::sys::cores();
+    let matcher = plan.line_matcher();
+    let prefix = plain::path_prefix(cfg, path);
+    let order = segments::Order {
+        threads,
+        ahead: 2 * threads + 2,
+        max: segments::max(),
+    };
+    let work = segments::Work {
+        search: |seg: &segments::Segment| {
+            let bytes = &data[seg.start..seg.end];
+            if memchr::memchr(0, bytes).is_some() {
+                return (0, None);
+            }
+            let (lines, found) = numbered_matching_lines(bytes, &matcher);
+            (lines, Some((seg.start, seg.end, found)))
+        },
+        finish: |found: Option<(usize, usize, Vec<_>)>, before: u64| {
+            let (a, b, found) = found?;
+            let mut out = Vec::new();
+            plain::write_numbered(&data[a..b], &found, &prefix, before + 1, &mut out);
+            map.release(a..b);
+            Some(out)
+        },
+    };
+    let (mut written, mut any) = (0u64, false);
+    segments::in_order(data, order, work, |out| {
+        let out = out.ok_or(Stop::Nul(written))?;
+        wtr.write_all(&out).map_err(Stop::Io)?;
+        if written == 0 {
+            crate::sys::trace::mark("big file: first output written");
+        }
+        written += out.len() as u64;
+        any |= !out.is_empty();
+        Ok(())
+    })?;
+    Ok(any)
+}
+
+/// A writer that drops the first `skip` bytes written to it (output that
+/// is already out), then passes the rest on.
+struct Skip<'a, W> {
+    skip: u64,
+    inner: &'a mut W,
+}
+
+impl<'a, W> Skip<'a, W> {
+    fn new(skip: u64, inner: &'a mut W) -> Skip<'a, W> {
+        Skip { skip, inner }
+    }
+}
+
+impl<W: Write> Write for Skip<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let dropped = buf
+            .len()
+            .min(usize::try_from(self.skip).unwrap_or(usize::MAX));
+        self.skip -= dropped as u64;
+        if dropped == buf.len() {
+            return Ok(dropped);
+        }
+        self.inner.write_all(&buf[dropped..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> WriteColor for Skip<'_, W> {
+    /// Only uncolored output is streamed, so only it is ever skipped.
+    fn supports_color(&self) -> bool {
+        false
+    }
+
+    fn set_color(&mut self, _: &termcolor::ColorSpec) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn reset(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pipeline::lines::PIECE;
     use crate::sys::guard::GuardedMap;
-    use grep_matcher::Matcher;
 
     fn reference(data: &[u8], m: &grep_regex::RegexMatcher) -> Vec<u64> {
         let mut out = Vec::new();
         let mut start = 0;
         for line in data.split_inclusive(|&b| b == b'\n') {
-            if m.is_match(line).unwrap() {
+            if crate::pipeline::lines::line_is_match(m, line) {
                 out.push(start as u64);
             }
             start += line.len();

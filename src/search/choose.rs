@@ -7,7 +7,7 @@
 use anyhow::bail;
 
 use crate::cli::EngineArg;
-use crate::cli::config::Config;
+use crate::cli::config::{Boundary, Config};
 use crate::engine::dfa_table::DfaSpec;
 use crate::engine::{EngineError, LiteralSet};
 use crate::matcher::plan::is_case_insensitive;
@@ -66,7 +66,11 @@ pub fn engines(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Op
 
 /// The DFA engine for a regex plan, as [`engine`] decides for literals.
 fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
-    if cfg.patterns.is_empty() {
+    // `-w` regexes stay on the CPU: ripgrep's word look-arounds with
+    // patterns that can match empty pick lines by where the search of the
+    // whole buffer started, which confirming candidate lines one by one
+    // cannot reproduce (tests/dfa_kernel.rs found such lines).
+    if cfg.patterns.is_empty() || cfg.boundary == Boundary::Word {
         return Ok(None);
     }
     let spec = DfaSpec {

@@ -11,6 +11,7 @@ mod common;
 mod util;
 
 mod args;
+mod bigfile;
 mod binary;
 mod context;
 mod dfa;

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""One big file on this machine's cores (issue 20, item 4): rg and gsearch
+interleaved (rg, gsearch, rg, ...) on the same searches of one page-cached file
+(scripts/make-bigfile, about 100 MB of C), WARMUP (default 2) untimed runs each,
+then RUNS (default 15) timed runs. Every run's output goes to a pipe that this
+script reads in 1 MiB blocks (as `| wc -l` would) and hashes: the tools must agree.
+The `| head -1` row reads one line, closes the pipe and times until the process
+has exited (its exit status and stderr are shown too). Peak RSS: one more run
+of each under /usr/bin/time -f %M (wait4(2) on a child of this script would
+report at least this script's own RSS, which a child keeps across exec), else
+wait4's figure. Prints a markdown table. To measure on N quiet cores of a
+bigger machine: `taskset -c 0,1 bench/bigfile-2core.py` (the cores are counted
+from the affinity mask; gsearch counts them the same way).
+
+Usage: bench/bigfile-2core.py [FILE]
+  FILE  default /var/tmp/gsearch-corpus/c-100m.txt (scripts/make-bigfile makes it)
+Environment: RG (default /work/rg-install/bin/rg, else rg on PATH),
+  GSEARCH (default target/release/gsearch, else $CARGO_TARGET_DIR/release/gsearch),
+  RUNS, WARMUP."""
+import hashlib
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+if "--help" in sys.argv or "-h" in sys.argv:
+    print(__doc__)
+    sys.exit(0)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILE = sys.argv[1] if len(sys.argv) > 1 else "/var/tmp/gsearch-corpus/c-100m.txt"
+RUNS = int(os.environ.get("RUNS", "15"))
+WARMUP = int(os.environ.get("WARMUP", "2"))
+
+
+def find_gsearch():
+    if os.environ.get("GSEARCH"):
+        return os.environ["GSEARCH"]
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "release", "gsearch")
+
+
+TOOLS = {
+    "rg": os.environ.get("RG")
+    or ("/work/rg-install/bin/rg" if os.path.exists("/work/rg-install/bin/rg") else shutil.which("rg")),
+    "gsearch": find_gsearch(),
+}
+CASES = [
+    ("-c struct", ["-c", "struct"], False),
+    ("-c e", ["-c", "e"], False),
+    ("--count-matches e", ["--count-matches", "e"], False),
+    ("-n struct", ["-n", "struct"], False),
+    ("-n e", ["-n", "e"], False),
+    ("-n e | head -1", ["-n", "e"], True),
+]
+
+
+def run(argv, first_line_only):
+    """(seconds, peak RSS KiB, output digest, exit status, stderr)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    digest = hashlib.sha256()
+    if first_line_only:
+        digest.update(p.stdout.readline())
+        p.stdout.close()
+    else:
+        fd = p.stdout.fileno()
+        while block := os.read(fd, 1 << 20):
+            digest.update(block)
+        p.stdout.close()
+    _, status, usage = os.wait4(p.pid, 0)
+    took = time.perf_counter() - start
+    err = p.stderr.read().decode(errors="replace").strip()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return took, usage.ru_maxrss, digest.hexdigest(), p.returncode, err
+
+
+def case(args, head):
+    times = {n: [] for n in TOOLS}
+    rss = {n: [] for n in TOOLS}
+    seen = {n: set() for n in TOOLS}
+    notes = {}
+    for i in range(WARMUP + RUNS):
+        for name, binary in TOOLS.items():
+            t, m, digest, code, err = run([binary] + args + [FILE], head)
+            seen[name].add(digest)
+            notes[name] = f"exit {code}" + (f", stderr {err!r}" if err else "")
+            if i >= WARMUP:
+                times[name].append(t)
+                rss[name].append(m)
+    agree = len(seen["rg"] | seen["gsearch"]) == 1
+    if os.path.exists("/usr/bin/time"):
+        rss = {n: [peak_rss(b, args, head)] for n, b in TOOLS.items()}
+    return times, rss, agree, notes
+
+
+def peak_rss(binary, args, head):
+    """Peak RSS in KiB of one run under GNU time, output read as in `run`."""
+    with tempfile.NamedTemporaryFile("r") as f:
+        run(["/usr/bin/time", "-f", "%M", "-o", f.name, binary] + args + [FILE], head)
+        return int(f.read().split()[-1])
+
+
+def main():
+    size = os.path.getsize(FILE)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([TOOLS["rg"], "--version"], capture_output=True,
+                             text=True).stdout.splitlines()[0]
+    print(f"File: {FILE}, {size / 1e6:.1f} MB, page cache warm; {len(os.sched_getaffinity(0))} cores; "
+          f"gsearch {commit}, {version}; median of {RUNS} interleaved runs after {WARMUP} warm-up.\n")
+    print("| search | rg | gsearch | gsearch / rg time | rg RSS | gsearch RSS | agree | exit (rg; gsearch) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, args, head in CASES:
+        times, rss, agree, notes = case(args, head)
+        med = {n: statistics.median(v) for n, v in times.items()}
+        peak = {n: max(v) / 1024 for n, v in rss.items()}
+        exits = "; ".join(notes[n] for n in TOOLS) if head else ""
+        print(f"| `{label}` | {med['rg'] * 1e3:.1f} ms | {med['gsearch'] * 1e3:.1f} ms | "
+              f"{med['gsearch'] / med['rg']:.2f}x | {peak['rg']:.0f} MiB | {peak['gsearch']:.0f} MiB | "
+              f"{'yes' if agree else 'NO'} | {exits} |", flush=True)
+
+
+main()

@@ -1,0 +1,182 @@
+//! One big file on every core (`search/bigfile.rs`): the streamed `-n` and
+//! `-c` forms, and the collected forms, give what ripgrep's searcher gives
+//! on the same map, byte for byte, with segments small enough that lines
+//! and matches cross many of them. The reference is gsearch with the big
+//! file path turned off (`GSEARCH_BIGFILE_MIN_BYTES` above the file's
+//! size), i.e. grep-searcher over the same memory map, as ripgrep does for
+//! one explicit file (and, with `GSEARCH_TEST_RG` naming a ripgrep binary,
+//! ripgrep itself).
+
+use std::io::Read;
+use std::process::Stdio;
+
+use crate::util::{Dir, Engine};
+
+/// Lines of every kind: matching at the start, middle and end, empty
+/// lines, long lines, words for `-w`, and no newline at the very end.
+fn text(lines: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    let mut x = 12345u64;
+    for i in 0..lines {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let line: String = match (x >> 33) % 9 {
+            0 => "needle at the start".into(),
+            1 => format!("{i} the needle in the middle {i}"),
+            2 => String::new(),
+            3 => format!("ends with a needle{}", "x".repeat(i % 7)),
+            4 => "needles needle needled".into(),
+            5 => "z".repeat(300 + i % 50),
+            6 => format!("struct s{i} {{ int e; }};"),
+            _ => format!("plain {i} text"),
+        };
+        v.extend_from_slice(line.as_bytes());
+        v.push(b'\n');
+    }
+    v.extend_from_slice(b"last needle without newline");
+    v
+}
+
+/// stdout and exit code of gsearch (or `bin`) on `args` in `dir`, with `env`.
+fn run(
+    dir: &Dir,
+    bin: Option<&str>,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (Vec<u8>, Option<i32>) {
+    let out = if let Some(b) = bin {
+        std::process::Command::new(b)
+            .current_dir(dir.path())
+            .env_remove("RIPGREP_CONFIG_PATH")
+            .args(args)
+            .output()
+            .unwrap()
+    } else {
+        let mut cmd = dir.command();
+        for (k, v) in env {
+            cmd.raw().env(k, v);
+        }
+        cmd.args(args).output()
+    };
+    assert!(
+        out.stderr.is_empty(),
+        "{args:?} {env:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.stdout, out.status.code())
+}
+
+const REFERENCE: &[(&str, &str)] = &[("GSEARCH_BIGFILE_MIN_BYTES", "1000000000000")];
+
+/// Every case against the reference, for several segment sizes.
+fn same_as_searcher(dir: &Dir, file: &str, cases: &[&[&str]]) {
+    let rg = std::env::var("GSEARCH_TEST_RG").ok();
+    for args in cases {
+        let mut args = args.to_vec();
+        args.push(file);
+        let want = run(dir, None, REFERENCE, &args);
+        if let Some(rg) = rg.as_deref() {
+            assert_eq!(run(dir, Some(rg), &[], &args), want, "ripgrep: {args:?}");
+        }
+        for seg in ["1", "97", "4096", "100000"] {
+            let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1"), ("GSEARCH_SEGMENT", seg)];
+            let got = run(dir, None, &env, &args);
+            crate::util::assert_eq_nice(&want.0, &got.0, &format!("{args:?} segment {seg}"));
+            assert_eq!(want.1, got.1, "{args:?} segment {seg}: exit");
+        }
+    }
+}
+
+#[test]
+fn streamed_and_collected_forms_equal_the_searcher() {
+    let dir = Dir::new("bigfile_forms", Engine::Cpu);
+    dir.create_bytes("big.txt", &text(6000));
+    same_as_searcher(
+        &dir,
+        "big.txt",
+        &[
+            &["-n", "needle"],
+            &["-n", "-H", "e"],
+            &["-n", "--null", "-H", "needle"],
+            &["-n", "-w", "needle"],
+            &["-n", "-i", "NEEDLE$"],
+            &["-n", "^$"],
+            &["-n", "absent"],
+            &["-c", "needle"],
+            &["-c", "-H", "e"],
+            &["--count-matches", "needle"],
+            &["-c", "--include-zero", "absent"],
+            &["-n", "-C2", "needle"],
+            &["-n", "-A1", "struct"],
+            &["-n", "-m", "7", "needle"],
+            &["-n", "-o", "needle\\w*"],
+            &["-n", "--column", "needle"],
+            &["-v", "-c", "e"],
+        ],
+    );
+}
+
+/// A NUL past the 64 KiB that ripgrep's searcher probes: in a matching
+/// line (ripgrep stops there with its message), in a line that does not
+/// match (nothing changes), and in the first 64 KiB.
+#[test]
+fn a_nul_anywhere_gives_ripgreps_answer() {
+    let dir = Dir::new("bigfile_nul", Engine::Cpu);
+    let body = text(5000);
+    let cut = body[200_000..].iter().position(|&b| b == b'\n').unwrap() + 200_001;
+    for (name, insert, at) in [
+        ("late-match.txt", &b"a needle \x00 here\n"[..], cut),
+        ("late-plain.txt", &b"nothing \x00 here\n"[..], cut),
+        ("early.txt", &b"needle \x00\n"[..], 0),
+    ] {
+        let mut data = body[..at].to_vec();
+        data.extend_from_slice(insert);
+        data.extend_from_slice(&body[at..]);
+        dir.create_bytes(name, &data);
+        same_as_searcher(
+            &dir,
+            name,
+            &[&["-n", "needle"], &["-c", "needle"], &["-n", "e"]],
+        );
+    }
+}
+
+/// `gsearch -n PATTERN BIG | head -1`: once the reader has gone, the
+/// search stops at its next write, quietly, with ripgrep's exit status.
+#[test]
+fn a_closed_pipe_ends_the_search_quietly() {
+    let dir = Dir::new("bigfile_pipe", Engine::Cpu);
+    let mut data = Vec::new();
+    while data.len() < 8 << 20 {
+        data.extend_from_slice(&text(3000));
+        data.push(b'\n');
+    }
+    dir.create_bytes("big.txt", &data);
+    let mut cmd = dir.command();
+    cmd.raw()
+        .env("GSEARCH_BIGFILE_MIN_BYTES", "1")
+        .args(["-n", "e", "big.txt"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.raw().spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let first = crate::util::read_line(&mut stdout);
+    assert!(
+        first.starts_with(b"1:"),
+        "{}",
+        String::from_utf8_lossy(&first)
+    );
+    drop(stdout);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(stderr, "");
+    // ripgrep 15 exits with 1 here too (`rg -n e BIG | head -1`).
+    assert_eq!(status.code(), Some(1), "{status:?}");
+}
