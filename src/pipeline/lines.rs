@@ -75,8 +75,9 @@ pub fn for_each_matching_line<M: Matcher>(
         };
         // Matchers report a position in the line or the match's end (grep-
         // regex's `shortest_match`), which is `lines.len()` for a match
-        // ending the input without a line terminator: that is the last line.
-        if at > lines.len() {
+        // ending the input: on the last line when that has no terminator;
+        // after a final terminator it is an empty match past every line.
+        if at > lines.len() || (at == lines.len() && lines.ends_with(b"\n")) {
             break;
         }
         let at = at.min(lines.len() - 1);
@@ -248,6 +249,11 @@ mod tests {
             (b"a\nvery end\nb\nvery end", vec![2, 13]),
             (b"very en", vec![]),
         ] {
+            assert_eq!(matching_line_starts(text, &m), want, "{text:?}");
+        }
+        // An empty match after the final terminator is on no line.
+        let m = grep_regex::RegexMatcher::new_line_matcher("(?m)^$").unwrap();
+        for (text, want) in [(&b"a\n"[..], vec![]), (b"a\n\nb\n", vec![2]), (b"", vec![])] {
             assert_eq!(matching_line_starts(text, &m), want, "{text:?}");
         }
     }
