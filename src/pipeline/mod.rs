@@ -1,5 +1,7 @@
 //! Getting bytes to the matchers: line-aligned cutting of big files among
-//! threads ([`lines`]) and the multi-threaded staging fill ([`fill`]).
+//! threads ([`lines`]), reading ahead of them on a file that is not in the
+//! page cache ([`readahead`]) and the multi-threaded staging fill ([`fill`]).
 
 pub mod fill;
 pub mod lines;
+pub mod readahead;
