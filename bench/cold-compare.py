@@ -79,6 +79,9 @@ def opencl_answers():
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     corpus = sys.argv[1] if len(sys.argv) > 1 else "/var/tmp/gsearch-corpus/site"
     runs = int(os.environ.get("RUNS", "3"))
     table, big = cases(corpus)

@@ -165,6 +165,9 @@ def methods(threads):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     path = sys.argv[1]
     threads = int(os.environ.get("THREADS", os.cpu_count() or 2))
     rounds = int(os.environ.get("ROUNDS", "2"))

@@ -206,6 +206,67 @@ fn merge(parts: Vec<(Vec<u64>, bool)>) -> Lines {
 mod tests {
     use super::*;
 
+    /// A file of lines of many lengths (some crossing every piece
+    /// boundary), matching lines here and there, no final newline.
+    fn lines_file(bytes: usize) -> tempfile::NamedTempFile {
+        use std::io::Write;
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        let mut w = std::io::BufWriter::new(f.as_file_mut());
+        let (mut n, mut i) = (0, 0u64);
+        while n < bytes {
+            let pad = "x".repeat((i * 7919 % 300) as usize);
+            let word = if i % 13 == 0 { "needle" } else { "hay" };
+            let line = format!("{i} {pad} {word}\n");
+            w.write_all(line.as_bytes()).unwrap();
+            n += line.len();
+            i += 1;
+        }
+        w.write_all(b"last needle").unwrap();
+        w.flush().unwrap();
+        drop(w);
+        f
+    }
+
+    fn needle() -> grep_regex::RegexMatcher {
+        grep_regex::RegexMatcher::new_line_matcher("needle").unwrap()
+    }
+
+    /// The cold path (pieces in file order, read-ahead) finds exactly the
+    /// lines the per-core segments find.
+    #[test]
+    fn cold_order_agrees_with_segments() {
+        let f = lines_file(3 * COLD_PIECE + 4321);
+        let map = GuardedMap::map(f.as_file()).unwrap().unwrap();
+        let want = matching_lines(&map, &needle(), 3, None);
+        let ahead = ReadAhead::forced(&map);
+        for threads in [1, 2, 5] {
+            let got = in_file_order(&map, &needle(), threads, &map, &ahead);
+            assert_eq!(got.starts, want.starts, "threads {threads}");
+            assert!(!got.has_nul);
+        }
+        assert!(!map.faulted());
+        assert_eq!(*want.starts.last().unwrap() as usize, map.len() - 11);
+    }
+
+    /// A file that shrinks under the cold path: the pages past the new end
+    /// read as zeros and the map reports the fault; nothing crashes, and
+    /// the lines before the cut are all found.
+    #[test]
+    fn cold_order_on_a_file_that_shrinks_reports_it() {
+        let f = lines_file(3 * COLD_PIECE + 4321);
+        let map = GuardedMap::map(f.as_file()).unwrap().unwrap();
+        let cut = COLD_PIECE + 12345;
+        let before: Vec<u64> = matching_line_starts(&map[..cut], &needle())
+            .into_iter()
+            .map(|o| o as u64)
+            .filter(|&o| (o as usize) < cut - 400)
+            .collect();
+        f.as_file().set_len(cut as u64).unwrap();
+        let got = in_file_order(&map, &needle(), 2, &map, &ReadAhead::forced(&map));
+        assert!(map.faulted());
+        assert_eq!(got.starts[..before.len()], before[..]);
+    }
+
     #[test]
     fn split_covers_everything_once_at_line_starts() {
         let data = b"a\nbb\nccc\n\n\ndddd";

@@ -111,6 +111,15 @@ impl<'a> ReadAhead<'a> {
     }
 }
 
+#[cfg(test)]
+impl<'a> ReadAhead<'a> {
+    /// Read-ahead on `map` whether its file is cold or not (tests of the
+    /// cold paths on files that the page cache holds).
+    pub(crate) fn forced(map: &'a GuardedMap) -> ReadAhead<'a> {
+        ReadAhead::new(Target::Map(map), map.len())
+    }
+}
+
 impl ReadAhead<'static> {
     /// Read-ahead for reads of `file` (its first `len` bytes) with `pread`,
     /// when it is cold; `None` for a warm file, when read-ahead is off, or
