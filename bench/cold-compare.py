@@ -15,7 +15,8 @@ device path; skipped when no OpenCL device answers), -c -F -f of 1,000 words.
 
 Usage: bench/cold-compare.py [CORPUS_DIR]   (default /var/tmp/gsearch-corpus/site,
 which must hold big.txt and words-1000.txt: scripts/setup-corpus --site-packages on
-the GPU machine).  RUNS=5 for more rounds; CASES=literal,cpu to pick cases."""
+the GPU machine).  RUNS=5 for more rounds; CASES=literal,cpu to pick cases;
+WINDOWS=32,512 adds gsearch with those read-ahead windows (MiB; the default is 128)."""
 import os
 import statistics
 import subprocess
@@ -40,6 +41,8 @@ def tools():
     g = os.path.join(CARRY, "gsearch")
     t["gsearch"] = ([g], {})
     t["gsearch-nora"] = ([g], {"GSEARCH_READAHEAD_MIB": "0"})
+    for w in filter(None, os.environ.get("WINDOWS", "").split(",")):
+        t[f"gsearch-w{w}"] = ([g], {"GSEARCH_READAHEAD_MIB": w})
     base = os.path.join(CARRY, "gsearch-base")
     if os.path.exists(base):
         t["gsearch-base"] = ([base], {})

@@ -11,8 +11,12 @@
 //! of [`window`] bytes past that front (`MADV_WILLNEED`: the reads are
 //! queued, not waited for). The disk sees one sequential stream with many
 //! requests in flight: a deep queue for an SSD, an ordered one for a
-//! rotating disk. `bench/cold-reads.py` measures the ways of reading a cold
-//! file on a machine; `bench/cold-compare.py` gsearch against ripgrep.
+//! rotating disk. So the device's rotational flag is not asked: one front
+//! in file order suits both kinds (and a virtual disk, such as the 2-core
+//! development machine's virtio disk, calls itself rotational whatever is
+//! behind it).
+//! `bench/cold-reads.py` measures the ways of reading a cold file on a
+//! machine; `bench/cold-compare.py` gsearch against ripgrep.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;

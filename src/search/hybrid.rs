@@ -136,6 +136,12 @@ impl Shared {
             ),
             format!("patterns: {}", plan.describe()),
         ];
+        if self.ahead.is_some() {
+            report.push(format!(
+                "read-ahead: the file was not in the page cache; {} MiB ahead of the chunks",
+                crate::pipeline::readahead::window() >> 20
+            ));
+        }
         if let Ok(n) = self.device_note.lock() {
             report.extend(n.iter().cloned());
         }
