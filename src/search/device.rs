@@ -8,7 +8,6 @@
 //! would search them (same bytes, same binary detection), so binary-file
 //! behaviour never depends on the engine.
 
-use crate::pipeline::readahead::ReadAhead;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
@@ -28,6 +27,7 @@ use crate::opencl::{BatchLines, BatchResult, BatchSource, OpenClEngine, StageSta
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::stats::{finish, keeps_stats};
 use crate::output::writer::buffer_writer;
+use crate::pipeline::readahead::ReadAhead;
 use crate::search::haystack::search_haystack;
 use crate::walk::{self, Haystack};
 
