@@ -915,6 +915,128 @@ fn change(path: &Path, action: &str) {
 }
 
 // ---------------------------------------------------------------------------
+// 3b. Files that are not in the page cache (read-ahead, pipeline/readahead.rs).
+// ---------------------------------------------------------------------------
+
+/// A big file of lines of many lengths, a match on every 13th line and
+/// none at the end, written on the disk (the target directory: a tmpfs
+/// cannot drop a file's pages); returns its path and the `-n` output.
+fn cold_file(dir: &Path, bytes: usize) -> (PathBuf, Vec<u8>) {
+    let path = dir.join("cold.txt");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let (mut numbered, mut n, mut i) = (Vec::new(), 0, 0u64);
+    while n < bytes {
+        let pad = "y".repeat((i * 7919 % 500) as usize);
+        let word = if i % 13 == 0 { "needle" } else { "hay" };
+        let line = format!("{pad} {i} {word}\n");
+        if i % 13 == 0 {
+            numbered.extend_from_slice(format!("{}:{line}", i + 1).as_bytes());
+        }
+        w.write_all(line.as_bytes()).unwrap();
+        n += line.len();
+        i += 1;
+    }
+    w.write_all(b"the end needle").unwrap();
+    numbered.extend_from_slice(format!("{}:the end needle\n", i + 1).as_bytes());
+    w.flush().unwrap();
+    (path, numbered)
+}
+
+/// Drops `path` from the page cache (fsync, then POSIX_FADV_DONTNEED, as
+/// scripts/evict does); whether at most 1% of 1,024 sampled pages stay.
+fn evict(path: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(path).unwrap();
+    f.sync_all().unwrap();
+    // SAFETY: posix_fadvise only reads its integer arguments; `f` is open.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let map = gsearch::sys::guard::GuardedMap::map(&f).unwrap().unwrap();
+    map.resident_share(1024).is_some_and(|r| r <= 0.01)
+}
+
+/// One run of [`cold_big_file_gives_the_same_answers`]: engine, flags,
+/// environment, the output wanted.
+type ColdRun<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)], &'a [u8]);
+
+/// The same answers from a cold file as ripgrep's (the `-n` lines and the
+/// count built with the file), on the big-file path, the device path and
+/// auto's hybrid path, each run on a freshly evicted file with the
+/// read-ahead seen in `GSEARCH_TRACE`.
+#[test]
+fn cold_big_file_gives_the_same_answers() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let (path, numbered) = cold_file(dir.path(), 40 << 20);
+    let count = format!("{}\n", numbered.iter().filter(|&&b| b == b'\n').count());
+    let hybrid: &[(&str, &str)] = &[
+        ("GSEARCH_AUTO_MIN_BYTES", "1"),
+        ("GSEARCH_DEVICE_STARTUP_MS", "0"),
+        ("GSEARCH_HYBRID_CHUNK", "1048573"),
+    ];
+    let mut runs: Vec<ColdRun> = vec![
+        ("cpu", &["-c"], &[], count.as_bytes()),
+        ("cpu", &["-n"], &[], &numbered),
+        ("auto", &["-c"], hybrid, count.as_bytes()),
+        ("auto", &["-n"], hybrid, &numbered),
+    ];
+    if have_opencl() {
+        runs.push(("opencl", &["-c"], &[], count.as_bytes()));
+        runs.push(("opencl", &["-n"], &[], &numbered));
+    }
+    for (engine, flags, env, want) in runs {
+        if !evict(&path) {
+            eprintln!("cold_big_file_gives_the_same_answers: cannot evict here, skipped");
+            return;
+        }
+        let mut args = flags.to_vec();
+        args.extend(["needle", "cold.txt"]);
+        let mut env = env.to_vec();
+        env.push(("GSEARCH_TRACE", "1"));
+        let out = run_env(dir.path(), engine, &args, &env);
+        assert_eq!(out.code, Some(0), "{engine} {flags:?}: {}", out.stderr);
+        assert!(out.stdout == want, "{engine} {flags:?}: {out:?}");
+        assert!(
+            out.stderr
+                .contains("read-ahead: the file is not in the page cache"),
+            "{engine} {flags:?}: no read-ahead: {}",
+            out.stderr
+        );
+    }
+}
+
+/// A cold file cut short while gsearch reads it ahead: never a crash;
+/// the file is searched whole (exit 0), or the change is reported.
+#[test]
+fn cold_big_file_that_shrinks_is_never_fatal() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    for (engine, delay_ms) in [("cpu", 0u64), ("cpu", 3), ("cpu", 15), ("auto", 5)] {
+        let (path, _) = cold_file(dir.path(), 48 << 20);
+        if !evict(&path) {
+            eprintln!("cold_big_file_that_shrinks_is_never_fatal: cannot evict here, skipped");
+            return;
+        }
+        let child = cmd(dir.path(), engine, &["-c", "needle", "cold.txt"])
+            .env("GSEARCH_AUTO_MIN_BYTES", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(5 << 20)
+            .unwrap();
+        let out = wait(child);
+        out.sane();
+        match out.code {
+            Some(2) => assert!(out.stderr.contains("cold.txt: "), "{out:?}"),
+            code => assert!(matches!(code, Some(0 | 1)), "{out:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
 // 4. Device faults: same output as the CPU engine, one warning, same status.
 // ---------------------------------------------------------------------------
 

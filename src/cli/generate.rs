@@ -221,6 +221,14 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "the memory map",
     ),
     var(
+        "GSEARCH_READAHEAD_MIB",
+        Tuning,
+        "On a big file that is not in the page cache, how many MiB past the searching \
+         threads the kernel is asked to read ahead; 0 turns read-ahead off (the file is \
+         then read by page faults, one part per core).",
+        "128",
+    ),
+    var(
         "GSEARCH_SORTED_METHOD",
         Tests,
         "Forces the device lookup of --sorted: binary, eytzinger, blocked, blocked-fused, \

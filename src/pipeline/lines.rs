@@ -4,6 +4,7 @@
 
 use grep_matcher::Matcher;
 
+use crate::pipeline::readahead::ReadAhead;
 use crate::sys::guard::GuardedMap;
 
 /// The first line start at or after `at` (or the end of `data`).
@@ -136,13 +137,18 @@ pub struct Lines {
 /// `threads` threads. With `map` (the map `data` is), each thread releases
 /// the pages it has searched every [`PIECE`] bytes (see
 /// [`GuardedMap::release`]), so the resident set stays near
-/// `threads * PIECE` however big the file.
+/// `threads * PIECE` however big the file; and when the map's file is not
+/// in the page cache, the threads take [`COLD_PIECE`]s in file order with
+/// the kernel reading ahead of them ([`ReadAhead`]).
 pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
     data: &[u8],
     matcher: &M,
     threads: usize,
     map: Option<&GuardedMap>,
 ) -> Lines {
+    if let Some((map, ahead)) = map.and_then(|m| Some((m, ReadAhead::cold(m)?))) {
+        return in_file_order(data, matcher, threads, map, &ahead);
+    }
     let bounds = split(data, 0, data.len(), threads);
     let parts: Vec<(Vec<u64>, bool)> = std::thread::scope(|s| {
         let handles: Vec<_> = bounds
@@ -154,16 +160,9 @@ pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
                     let mut from = a;
                     while from < b {
                         let to = next_line_start(data, (from + PIECE).min(b)).min(b);
-                        let seg = &data[from..to];
-                        nul |= memchr::memchr(0, seg).is_some();
-                        starts.extend(
-                            matching_line_starts(seg, matcher)
-                                .into_iter()
-                                .map(|o| (from + o) as u64),
-                        );
-                        if let Some(m) = map {
-                            m.release(from..to);
-                        }
+                        let (found, z) = search_piece(data, from..to, matcher, map);
+                        starts.extend(found);
+                        nul |= z;
                         from = to;
                     }
                     (starts, nul)
@@ -175,6 +174,74 @@ pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
             .map(|h| h.join().expect("search thread"))
             .collect()
     });
+    merge(parts)
+}
+
+/// Bytes a thread claims at a time on a cold file.
+pub const COLD_PIECE: usize = 8 << 20;
+
+/// [`matching_lines`] on a file that is not in the page cache: pieces of
+/// [`COLD_PIECE`] bytes (whole lines) claimed in file order from one
+/// counter, so the threads read the file as one front that `ahead` keeps
+/// the disk busy ahead of.
+fn in_file_order<M: grep_matcher::Matcher + Sync>(
+    data: &[u8],
+    matcher: &M,
+    threads: usize,
+    map: &GuardedMap,
+    ahead: &ReadAhead,
+) -> Lines {
+    let pieces = data.len().div_ceil(COLD_PIECE);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let claim = || {
+        let mut mine = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if k >= pieces {
+                return mine;
+            }
+            ahead.reached(k * COLD_PIECE);
+            let from = next_line_start(data, k * COLD_PIECE);
+            let to = next_line_start(data, ((k + 1) * COLD_PIECE).min(data.len()));
+            if from < to {
+                mine.push((k, search_piece(data, from..to, matcher, Some(map))));
+            }
+        }
+    };
+    let mut parts: Vec<(usize, (Vec<u64>, bool))> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.max(1)).map(|_| s.spawn(claim)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("search thread"))
+            .collect()
+    });
+    parts.sort_unstable_by_key(|p| p.0);
+    merge(parts.into_iter().map(|p| p.1).collect())
+}
+
+/// The matching lines of `data[range]` (whole lines), as offsets in
+/// `data`, and whether it holds a NUL; with `map`, its pages are released
+/// afterwards.
+fn search_piece<M: Matcher>(
+    data: &[u8],
+    range: std::ops::Range<usize>,
+    matcher: &M,
+    map: Option<&GuardedMap>,
+) -> (Vec<u64>, bool) {
+    let seg = &data[range.clone()];
+    let nul = memchr::memchr(0, seg).is_some();
+    let starts = matching_line_starts(seg, matcher)
+        .into_iter()
+        .map(|o| (range.start + o) as u64)
+        .collect();
+    if let Some(m) = map {
+        m.release(range);
+    }
+    (starts, nul)
+}
+
+/// The parts' answers, in the parts' order, as one [`Lines`].
+fn merge(parts: Vec<(Vec<u64>, bool)>) -> Lines {
     let mut lines = Lines {
         starts: Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum()),
         has_nul: false,
@@ -189,6 +256,67 @@ pub fn matching_lines<M: grep_matcher::Matcher + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file of lines of many lengths (some crossing every piece
+    /// boundary), matching lines here and there, no final newline.
+    fn lines_file(bytes: usize) -> tempfile::NamedTempFile {
+        use std::io::Write;
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        let mut w = std::io::BufWriter::new(f.as_file_mut());
+        let (mut n, mut i) = (0, 0u64);
+        while n < bytes {
+            let pad = "x".repeat((i * 7919 % 300) as usize);
+            let word = if i % 13 == 0 { "needle" } else { "hay" };
+            let line = format!("{i} {pad} {word}\n");
+            w.write_all(line.as_bytes()).unwrap();
+            n += line.len();
+            i += 1;
+        }
+        w.write_all(b"last needle").unwrap();
+        w.flush().unwrap();
+        drop(w);
+        f
+    }
+
+    fn needle() -> grep_regex::RegexMatcher {
+        grep_regex::RegexMatcher::new_line_matcher("needle").unwrap()
+    }
+
+    /// The cold path (pieces in file order, read-ahead) finds exactly the
+    /// lines the per-core segments find.
+    #[test]
+    fn cold_order_agrees_with_segments() {
+        let f = lines_file(3 * COLD_PIECE + 4321);
+        let map = GuardedMap::map(f.as_file()).unwrap().unwrap();
+        let want = matching_lines(&map, &needle(), 3, None);
+        let ahead = ReadAhead::forced(&map);
+        for threads in [1, 2, 5] {
+            let got = in_file_order(&map, &needle(), threads, &map, &ahead);
+            assert_eq!(got.starts, want.starts, "threads {threads}");
+            assert!(!got.has_nul);
+        }
+        assert!(!map.faulted());
+        assert_eq!(*want.starts.last().unwrap() as usize, map.len() - 11);
+    }
+
+    /// A file that shrinks under the cold path: the pages past the new end
+    /// read as zeros and the map reports the fault; nothing crashes, and
+    /// the lines before the cut are all found.
+    #[test]
+    fn cold_order_on_a_file_that_shrinks_reports_it() {
+        let f = lines_file(3 * COLD_PIECE + 4321);
+        let map = GuardedMap::map(f.as_file()).unwrap().unwrap();
+        let cut = COLD_PIECE + 12345;
+        let before: Vec<u64> = matching_line_starts(&map[..cut], &needle())
+            .into_iter()
+            .map(|o| o as u64)
+            .filter(|&o| (o as usize) < cut - 400)
+            .collect();
+        f.as_file().set_len(cut as u64).unwrap();
+        let got = in_file_order(&map, &needle(), 2, &map, &ReadAhead::forced(&map));
+        assert!(map.faulted());
+        assert_eq!(got.starts[..before.len()], before[..]);
+    }
 
     #[test]
     fn split_covers_everything_once_at_line_starts() {

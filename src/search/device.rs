@@ -27,6 +27,7 @@ use crate::opencl::{BatchLines, BatchResult, BatchSource, OpenClEngine, StageSta
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::stats::{finish, keeps_stats};
 use crate::output::writer::buffer_writer;
+use crate::pipeline::readahead::ReadAhead;
 use crate::search::haystack::search_haystack;
 use crate::walk::{self, Haystack};
 
@@ -73,6 +74,9 @@ struct OpenBig {
     no: u64,
     /// Next byte of the file to read (before the overlap is added back).
     next: u64,
+    /// On a file not in the page cache, the kernel reads ahead of the
+    /// chunks (`pipeline::readahead`).
+    ahead: Option<ReadAhead<'static>>,
 }
 
 /// Reads haystacks into staging buffers.
@@ -101,6 +105,7 @@ impl Source {
     fn open_big(&mut self, hay: Haystack, file: File, buf: &mut [u8]) -> (usize, Vec<Piece>) {
         self.big = Some(OpenBig {
             hay,
+            ahead: ReadAhead::cold_file(&file, usize::MAX),
             file,
             no: self.opened,
             next: 0,
@@ -129,6 +134,9 @@ impl Source {
         let overlap = self.overlap.min(buf.len() / 2);
         let big = self.big.as_mut().expect("a big file is open");
         let from = big.next;
+        if let Some(a) = &big.ahead {
+            a.reached(from as usize);
+        }
         let (n, err, has_nul) = crate::pipeline::fill::pread_parallel(&big.file, buf, from);
         let cut = self.cut.load(Ordering::Acquire) == big.no;
         let last = n < buf.len() || err.is_some() || cut;

@@ -30,6 +30,7 @@ use crate::opencl::{BatchSource, DeviceSelector, OpenClEngine};
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::stats::keeps_stats;
 use crate::output::writer::stdout;
+use crate::pipeline::readahead::ReadAhead;
 use crate::sys::guard::GuardedMap;
 
 /// Bytes per chunk: what one CPU thread searches between two claims, and
@@ -83,11 +84,14 @@ struct Shared {
     /// When the device started taking chunks.
     device_ready: OnceLock<Instant>,
     device_note: Mutex<Vec<String>>,
+    /// On a file not in the page cache: the kernel reads ahead of the
+    /// chunks claimed, whoever claims them (`pipeline::readahead`).
+    ahead: Option<ReadAhead<'static>>,
 }
 
 impl Shared {
     /// Nothing claimed yet, for a file of `size` bytes.
-    fn new(size: usize) -> Shared {
+    fn new(size: usize, ahead: Option<ReadAhead<'static>>) -> Shared {
         Shared {
             size,
             next: AtomicUsize::new(0),
@@ -101,6 +105,7 @@ impl Shared {
             device_starting: AtomicBool::new(false),
             device_ready: OnceLock::new(),
             device_note: Mutex::new(Vec::new()),
+            ahead,
         }
     }
 
@@ -131,10 +136,29 @@ impl Shared {
             ),
             format!("patterns: {}", plan.describe()),
         ];
+        if self.ahead.is_some() {
+            report.push(format!(
+                "read-ahead: the file was not in the page cache; {} MiB ahead of the chunks",
+                crate::pipeline::readahead::window() >> 20
+            ));
+        }
         if let Ok(n) = self.device_note.lock() {
             report.extend(n.iter().cloned());
         }
         report
+    }
+
+    /// Claims the next chunk (`None` when none is left), with the kernel
+    /// reading ahead of it on a cold file.
+    fn claim(&self) -> Option<usize> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        if i >= self.slots.len() {
+            return None;
+        }
+        if let Some(a) = &self.ahead {
+            a.reached(i * chunk());
+        }
+        Some(i)
     }
 
     /// Records chunk `i`'s answer; false when it already had one.
@@ -253,7 +277,8 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         Ok(Some(m)) => m,
         _ => return crate::search::cpu::search_cpu(cfg, plan),
     };
-    let shared = Arc::new(Shared::new(map.len()));
+    let ahead = ReadAhead::cold_file(&file, map.len());
+    let shared = Arc::new(Shared::new(map.len(), ahead));
     let device = spawn_device(cfg, plan, &file, &shared);
     let threads = crate::sys::cores();
     cpu_workers(&shared, &file, &map, plan, threads);
@@ -323,10 +348,9 @@ fn cpu_worker(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, yield
         if (device_up && yields) || took.is_some_and(|t| shared.device_outpaces(t)) {
             break;
         }
-        let i = shared.next.fetch_add(1, Ordering::Relaxed);
-        if i >= shared.slots.len() {
+        let Some(i) = shared.claim() else {
             break;
-        }
+        };
         let t = Instant::now();
         let (lines, has_nul) = if read_mode_pread() {
             cpu_chunk_pread(file, data, i, &plan.line_matcher())
@@ -458,8 +482,7 @@ fn feed_device(
     let overlap = engine.max_pattern_len().saturating_sub(1);
     let mut src = Feeder {
         file,
-        size: shared.size,
-        next: &shared.next,
+        shared,
         overlap,
     };
     let mut chunks = 0u64;
@@ -588,8 +611,7 @@ fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool)
 /// Feeds the device chunks claimed from the shared counter.
 struct Feeder<'a> {
     file: &'a File,
-    size: usize,
-    next: &'a AtomicUsize,
+    shared: &'a Shared,
     overlap: usize,
 }
 
@@ -603,13 +625,11 @@ impl BatchSource for Feeder<'_> {
             // every chunk.
             return None;
         }
-        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let i = self.shared.claim()?;
+        let size = self.shared.size;
         let from = i * chunk();
-        if from >= self.size {
-            return None;
-        }
-        let owned = chunk().min(self.size - from);
-        let want = (owned + self.overlap).min(self.size - from);
+        let owned = chunk().min(size - from);
+        let want = (owned + self.overlap).min(size - from);
         let (n, err, has_nul) =
             crate::pipeline::fill::pread_parallel(self.file, &mut buf[..want], from as u64);
         // A short read means the file shrank: the bytes that were read are

@@ -261,6 +261,54 @@ impl GuardedMap {
         };
     }
 
+    /// Asks the kernel to start reading `range` of the file into the page
+    /// cache (`MADV_WILLNEED`: for a file map, the file's own readahead of
+    /// those bytes, queued without waiting for it). Errors are ignored
+    /// (only a hint). `pipeline::readahead` keeps these reads ahead of the
+    /// searching threads on a file that is not in the page cache.
+    pub fn will_need(&self, range: std::ops::Range<usize>) {
+        let range = range.start.min(self.map.len())..range.end.min(self.map.len());
+        if !range.is_empty() {
+            let _ = self
+                .map
+                .advise_range(memmap2::Advice::WillNeed, range.start, range.len());
+        }
+    }
+
+    /// The share of `probes` sampled pages, spread evenly over the map, that
+    /// are in the page cache (`mincore(2)`, which looks without reading).
+    /// `None` when `mincore` fails.
+    pub fn resident_share(&self, probes: usize) -> Option<f64> {
+        let page = PAGE.load(Ordering::Relaxed);
+        let pages = self.map.len().div_ceil(page);
+        let probes = probes.clamp(1, pages.max(1));
+        if self.map.is_empty() {
+            return Some(1.0);
+        }
+        let mut resident = 0;
+        for k in 0..probes {
+            let at = (pages * k / probes) * page;
+            let mut vec = 0u8;
+            // SAFETY: `at` is a page-aligned offset inside the map (the map
+            // starts page-aligned and `at / page < pages`), so the one page
+            // asked about lies in our mapping; mincore only reads the page
+            // tables and the page cache (never the file's bytes, so no
+            // fault, and no SIGBUS) and writes one byte into `vec`.
+            let r = unsafe {
+                libc::mincore(
+                    self.map.as_ptr().add(at) as *mut libc::c_void,
+                    1,
+                    &mut vec as *mut u8 as *mut _,
+                )
+            };
+            if r != 0 {
+                return None;
+            }
+            resident += usize::from(vec & 1);
+        }
+        Some(resident as f64 / probes as f64)
+    }
+
     /// Whether a read of this map faulted (the file shrank under it): the
     /// bytes past the fault read as NUL, so what was found is not to be
     /// trusted and the file is reported with [`SHRANK`].
