@@ -53,7 +53,9 @@ pub mod sorted;
 mod stream;
 mod timer;
 
-pub use batch::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
+pub use batch::{
+    BatchResult, BatchSink, BatchSource, LineSink, SharedStats, SplitSink, SplitSource, StageStats,
+};
 pub use cache::{Hash128, ProgramCache, hash128};
 pub use device::{
     DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, has_any_device, list_devices,
