@@ -75,6 +75,7 @@ pub fn search(cfg: &Config, plan: &Plan, engines: &[OpenClEngine]) -> anyhow::Re
         (!cfg.verify, fin.streams_count()),
         Arc::clone(&fin.cut),
     );
+    crate::pipeline::fill::widen(engines.len());
     let stages = OpenClEngine::stream_lines_all(engines, &mut src, &prep, |ready, bytes| {
         fin.commit(ready, bytes)
     });
