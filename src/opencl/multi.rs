@@ -295,3 +295,81 @@ where
     stages.shared = Some(shared);
     stages
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reorder<C: FnMut(u64) -> bool>(commit: C) -> Reorder<u64, C> {
+        Reorder {
+            order: Mutex::new(Order {
+                next: 0,
+                ready: BTreeMap::new(),
+                held: 0,
+                draining: false,
+            }),
+            room: Condvar::new(),
+            commit: Mutex::new(commit),
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    #[test]
+    fn threads_putting_out_of_order_commit_in_order() {
+        let seen = Mutex::new(Vec::new());
+        let r = reorder(|s| {
+            lock(&seen).push(s);
+            true
+        });
+        std::thread::scope(|sc| {
+            for t in 0..4u64 {
+                let r = &r;
+                sc.spawn(move || {
+                    let mut st = SharedStats::default();
+                    for k in 0..50u64 {
+                        let seq = k * 4 + (3 - t);
+                        std::thread::sleep(std::time::Duration::from_micros((seq * 37) % 200));
+                        assert!(r.put(seq, Some(seq), 1, &mut st));
+                    }
+                });
+            }
+        });
+        assert_eq!(*lock(&seen), (0..200).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn an_abandoned_batch_is_skipped_and_a_stop_stops_the_rest() {
+        let seen = Mutex::new(Vec::new());
+        let r = reorder(|s| {
+            lock(&seen).push(s);
+            s != 3
+        });
+        let mut st = SharedStats::default();
+        assert!(r.put(2, Some(2), 1, &mut st));
+        assert!(r.put(0, Some(0), 1, &mut st));
+        r.abandon(&[1], &mut st);
+        assert!(!r.put(3, Some(3), 1, &mut st));
+        assert!(!r.put(4, Some(4), 1, &mut st));
+        assert_eq!(*lock(&seen), vec![0, 2, 3]);
+    }
+
+    #[test]
+    fn a_batch_past_the_bound_waits_for_the_one_before() {
+        let r = reorder(|_| true);
+        let done = AtomicBool::new(false);
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                let mut st = SharedStats::default();
+                assert!(r.put(1, Some(1), REORDER_BOUND + 1, &mut st));
+                done.store(true, Ordering::Release);
+                assert!(st.turn_wait > std::time::Duration::ZERO);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!done.load(Ordering::Acquire));
+            let mut st = SharedStats::default();
+            assert!(r.put(0, Some(0), 1, &mut st));
+        });
+        assert!(done.load(Ordering::Acquire));
+        assert_eq!(lock(&r.order).held, 0);
+    }
+}
