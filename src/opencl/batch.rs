@@ -52,6 +52,57 @@ pub trait BatchSource {
     }
 }
 
+/// A source whose `fill` splits in two, for several devices on one source:
+/// [`SplitSource::claim`] decides the next batch (which files, which range
+/// of a big file: cheap, under the queue's lock) and [`SplitSource::read`]
+/// puts its bytes into the device's own slot (outside the lock, so devices
+/// read at once). `fill` must be `claim` then `read`.
+pub trait SplitSource: BatchSource {
+    type Claim: Send;
+    /// The next batch of at most `cap` bytes; `None` ends the stream.
+    fn claim(&mut self, cap: usize) -> Option<Self::Claim>;
+    /// `(wants_lines, counts_only)` of the batch `claim` will read into.
+    fn modes(&self, claim: &Self::Claim) -> (bool, bool);
+    /// Reads a claimed batch into `buf` (`cap` bytes, as claimed).
+    fn read(claim: Self::Claim, buf: &mut [u8]) -> (usize, Self::Tag);
+}
+
+/// A sink split in two, for several devices on one source: `prepare` does
+/// a batch's work that needs its bytes, in the thread of the device that
+/// searched it, as soon as it is collected (the slot is reused after);
+/// the caller's commit then takes the prepared batches one at a time in
+/// the order the source gave them out.
+pub trait SplitSink<T>: Sync {
+    /// Per-thread state of `prepare` (printers, scratch).
+    type Local;
+    /// What `prepare` hands to the commit.
+    type Ready: Send;
+    /// A thread's state; `shared`: several devices (the commit does not
+    /// see the batch's bytes, so `prepare` keeps what it needs of them).
+    fn local(&self, shared: bool) -> Self::Local;
+    fn prepare(&self, local: &mut Self::Local, tag: T, bytes: &[u8], r: BatchResult)
+    -> Self::Ready;
+    /// Bytes `ready` holds (the reorder buffer's bound counts them).
+    fn weight(ready: &Self::Ready) -> usize;
+}
+
+/// How a device shared the queue with others (`--stats`, several devices).
+#[derive(Clone, Debug, Default)]
+pub struct SharedStats {
+    /// Claiming batches, waiting for the queue's lock included.
+    pub claim: Duration,
+    /// Of that, waiting for the lock.
+    pub lock_wait: Duration,
+    /// Preparing batches in this device's thread.
+    pub prepare: Duration,
+    /// Waiting for room in the reorder buffer (its turn: the batches
+    /// before its own held it full).
+    pub turn_wait: Duration,
+    /// Committing batches (this thread's and others', in order).
+    pub commit: Duration,
+    pub commits: u64,
+}
+
 /// Where the time went (`--stats`). Device times come from OpenCL profiling
 /// events (summed over batches; they overlap each other and host work).
 #[derive(Clone, Debug, Default)]
@@ -104,6 +155,8 @@ pub struct StageStats {
     pub lines_not_read: u64,
     /// Set when the device failed (the reason).
     pub device_failure: Option<String>,
+    /// With several devices: how this one shared the queue.
+    pub shared: Option<SharedStats>,
 }
 
 impl StageStats {
@@ -150,6 +203,18 @@ impl StageStats {
                 self.lines_not_read,
                 ms(self.line_kernel),
                 self.line_batches_host
+            );
+        }
+        if let Some(q) = &self.shared {
+            s += &format!(
+                "  shared queue: claim {:.1} ms (lock wait {:.1} ms) | prepare {:.1} ms | \
+                 waiting for its turn {:.1} ms | commit {:.1} ms ({} batches, in order)\n",
+                ms(q.claim),
+                ms(q.lock_wait),
+                ms(q.prepare),
+                ms(q.turn_wait),
+                ms(q.commit),
+                q.commits
             );
         }
         if let Some(f) = &self.device_failure {

@@ -26,7 +26,9 @@
 //! - `engine`: [`OpenClEngine`], options, failure policy, `BatchEngine`
 //! - `stream`: the pipelined `stream`/`stream_lines` of [`OpenClEngine`]
 //! - `multi`: [`OpenClEngine::stream_lines_all`], several devices' pipelines
-//!   drawing from one source, the sink fed in the source's order
+//!   claiming from one source and reading outside its lock, each batch
+//!   prepared in its device's thread and committed in the source's order
+//!   through a bounded reorder buffer
 //!
 //! Environment: `GSEARCH_KERNEL=naive|3phase|char16` (force a kernel),
 //! `GSEARCH_BATCH_BYTES=N` (batch capacity), `GSEARCH_FAULT=...` (tests
@@ -53,7 +55,9 @@ pub mod sorted;
 mod stream;
 mod timer;
 
-pub use batch::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
+pub use batch::{
+    BatchResult, BatchSink, BatchSource, LineSink, SharedStats, SplitSink, SplitSource, StageStats,
+};
 pub use cache::{Hash128, ProgramCache, hash128};
 pub use device::{
     DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, has_any_device, list_devices,

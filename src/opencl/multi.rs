@@ -1,23 +1,37 @@
 //! Several devices on one queue: each engine runs its own pipeline
 //! ([`OpenClEngine::stream_lines`]) on its own thread, and every pipeline's
 //! filler takes its next batch from the same source, so a faster device
-//! simply takes more. Batches are numbered as the source gives them out;
-//! the sink sees them in that order, whichever device searched them, so the
-//! output is the same as with one device.
+//! simply takes more. Batches are numbered as the source gives them out.
+//!
+//! Nothing a device does waits for another device's batch: its filler
+//! holds the queue's lock only to claim a batch ([`SplitSource::claim`])
+//! and reads the bytes outside it; its sink prepares the batch at once
+//! ([`SplitSink::prepare`], the work that needs the slot's bytes) and puts
+//! the result in a reorder buffer keyed by batch number, and whoever puts
+//! the next number commits the consecutive ready ones, so the commit sees
+//! the batches in the source's order and the output is the same as with
+//! one device. The buffer holds at most [`REORDER_BOUND`] bytes beyond the
+//! next batch: a device that ran that far ahead waits for its turn.
 //!
 //! A device that fails hands the batches it holds to the CPU (as one
 //! engine does, see `stream`) and stops taking new ones while another
 //! device is sound; the last device to fail goes on with the CPU fallback,
 //! so the queue is always drained and no match is lost.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
-use super::batch::{BatchResult, BatchSource, StageStats};
+use super::batch::{BatchSource, SharedStats, SplitSink, SplitSource, StageStats};
 use super::engine::OpenClEngine;
 
+/// Bytes of prepared batches the reorder buffer holds, beyond the one
+/// being committed, before a device that put a later batch waits.
+pub const REORDER_BOUND: usize = 256 << 20;
+
 /// A batch's tag with its place in the queue, and what the source said
-/// about it while it was filled (so no filler asks the shared source again).
+/// about it when it was claimed (so no filler asks the shared source again).
 pub struct Stamped<T> {
     seq: u64,
     lines: bool,
@@ -36,9 +50,13 @@ struct Queue<'s, S> {
 struct Feed<'q, 's, S> {
     queue: &'q Queue<'s, S>,
     engine: &'q OpenClEngine,
+    stopped: &'q AtomicBool,
     /// This device's failure was counted; `left`: it takes no more batches.
     noted: bool,
     left: bool,
+    /// Batch numbers this device claimed (see [`Reorder::abandon`]).
+    claimed: Vec<u64>,
+    stats: SharedStats,
 }
 
 impl<S> Feed<'_, '_, S> {
@@ -53,23 +71,33 @@ impl<S> Feed<'_, '_, S> {
     }
 }
 
-impl<S: BatchSource + Send> BatchSource for Feed<'_, '_, S> {
+impl<S: SplitSource + Send> BatchSource for Feed<'_, '_, S> {
     type Tag = Stamped<S::Tag>;
 
     fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Stamped<S::Tag>)> {
-        if self.leaves() {
+        if self.leaves() || self.stopped.load(Ordering::Acquire) {
             return None;
         }
+        let t = Instant::now();
         let mut q = lock(&self.queue.src);
-        let (n, tag) = q.0.fill(buf)?;
-        let stamped = Stamped {
-            seq: q.1,
-            lines: q.0.wants_lines(&tag),
-            count: q.0.counts_only(&tag),
-            tag,
-        };
-        q.1 += 1;
-        Some((n, stamped))
+        let locked = t.elapsed();
+        let claim = q.0.claim(buf.len());
+        let (seq, (lines, count)) = (q.1, claim.as_ref().map_or((false, false), |c| q.0.modes(c)));
+        q.1 += u64::from(claim.is_some());
+        drop(q);
+        self.stats.lock_wait += locked;
+        self.stats.claim += t.elapsed();
+        let (n, tag) = S::read(claim?, buf);
+        self.claimed.push(seq);
+        Some((
+            n,
+            Stamped {
+                seq,
+                lines,
+                count,
+                tag,
+            },
+        ))
     }
 
     fn wants_lines(&self, tag: &Stamped<S::Tag>) -> bool {
@@ -81,28 +109,89 @@ impl<S: BatchSource + Send> BatchSource for Feed<'_, '_, S> {
     }
 }
 
-/// Whose batch the sink takes next; `stopped` once the sink said stop.
-struct Turns {
-    state: Mutex<(u64, bool)>,
-    turn: Condvar,
+/// Prepared batches waiting for their turn to be committed.
+struct Order<R> {
+    /// The next batch number to commit.
+    next: u64,
+    /// Batches put and not yet committed: `None` for one never delivered
+    /// (see [`Reorder::abandon`]), with its weight.
+    ready: BTreeMap<u64, (Option<R>, usize)>,
+    held: usize,
+    /// A thread is committing (outside the lock).
+    draining: bool,
 }
 
-impl Turns {
-    /// Waits until batch `seq` is next; false when the search stopped.
-    fn wait(&self, seq: u64) -> bool {
-        let mut s = lock(&self.state);
-        while s.0 != seq && !s.1 {
-            s = self.turn.wait(s).unwrap_or_else(PoisonError::into_inner);
+/// The reorder buffer: whoever puts the next batch commits the run of
+/// consecutive ready ones; `stopped` once a commit said stop.
+struct Reorder<R, C> {
+    order: Mutex<Order<R>>,
+    room: Condvar,
+    commit: Mutex<C>,
+    stopped: AtomicBool,
+}
+
+impl<R, C: FnMut(R) -> bool> Reorder<R, C> {
+    /// Puts batch `seq`, commits what is next, and waits while the buffer
+    /// holds more than its bound (the batch before is elsewhere). Returns
+    /// false once the search stopped.
+    fn put(&self, seq: u64, item: Option<R>, weight: usize, st: &mut SharedStats) -> bool {
+        let mut o = lock(&self.order);
+        o.ready.insert(seq, (item, weight));
+        o.held += weight;
+        o = self.drain(o, st);
+        let t = Instant::now();
+        while o.held > REORDER_BOUND && !self.stopped.load(Ordering::Acquire) {
+            o = self.room.wait(o).unwrap_or_else(PoisonError::into_inner);
         }
-        !s.1
+        st.turn_wait += t.elapsed();
+        !self.stopped.load(Ordering::Acquire)
     }
 
-    /// The batch whose turn it was is done; `go_on` false stops them all.
-    fn pass(&self, go_on: bool) {
-        let mut s = lock(&self.state);
-        s.0 += 1;
-        s.1 |= !go_on;
-        self.turn.notify_all();
+    /// Commits the consecutive ready batches, unless another thread is at
+    /// it (that one sees what was put meanwhile before it lets go).
+    fn drain<'a>(
+        &'a self,
+        mut o: MutexGuard<'a, Order<R>>,
+        st: &mut SharedStats,
+    ) -> MutexGuard<'a, Order<R>> {
+        while !o.draining {
+            let next = o.next;
+            let Some((item, weight)) = o.ready.remove(&next) else {
+                break;
+            };
+            o.draining = true;
+            drop(o);
+            let t = Instant::now();
+            let go_on = match item {
+                Some(r) if !self.stopped.load(Ordering::Acquire) => {
+                    st.commits += 1;
+                    (lock(&self.commit))(r)
+                }
+                _ => true,
+            };
+            st.commit += t.elapsed();
+            o = lock(&self.order);
+            o.draining = false;
+            o.next += 1;
+            o.held -= weight;
+            if !go_on {
+                self.stopped.store(true, Ordering::Release);
+            }
+            self.room.notify_all();
+        }
+        o
+    }
+
+    /// A device's stream ended: batches it claimed and never delivered
+    /// (dropped after a stop) are skipped, so no one waits for them.
+    fn abandon(&self, claimed: &[u64], st: &mut SharedStats) {
+        let mut o = lock(&self.order);
+        for &seq in claimed {
+            if seq >= o.next && !o.ready.contains_key(&seq) {
+                o.ready.insert(seq, (None, 0));
+            }
+        }
+        drop(self.drain(o, st));
     }
 }
 
@@ -112,57 +201,175 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl OpenClEngine {
     /// [`OpenClEngine::stream_lines`] on every engine of `engines` at once,
-    /// all drawing from `src`; `sink` gets each batch in the order `src`
-    /// filled them. Returns each engine's stages, in `engines`' order. With
-    /// one engine, exactly its `stream_lines`.
-    pub fn stream_lines_all<S, F>(
+    /// all drawing from `src`: each batch is prepared by `sink` in the
+    /// thread of the device that searched it, and `commit(ready, bytes)`
+    /// gets the prepared batches in the order `src` gave them out (`bytes`:
+    /// the batch's bytes with one engine, where commit follows prepare at
+    /// once; empty with several). Returns each engine's stages, in
+    /// `engines`' order. With one engine, exactly its `stream_lines`.
+    pub fn stream_lines_all<S, P, C>(
         engines: &[OpenClEngine],
         src: &mut S,
-        mut sink: F,
+        sink: &P,
+        mut commit: C,
     ) -> Vec<StageStats>
     where
-        S: BatchSource + Send,
-        F: FnMut(S::Tag, &[u8], BatchResult) -> bool + Send,
+        S: SplitSource + Send,
+        P: SplitSink<S::Tag>,
+        C: FnMut(P::Ready, &[u8]) -> bool + Send,
     {
         if let [one] = engines {
-            return vec![one.stream_lines(src, &mut sink)];
+            let mut local = sink.local(false);
+            let mut one_sink = |tag, bytes: &[u8], r| {
+                let ready = sink.prepare(&mut local, tag, bytes, r);
+                commit(ready, bytes)
+            };
+            return vec![one.stream_lines(src, &mut one_sink)];
         }
         let queue = Queue {
             src: Mutex::new((src, 0)),
             sound: AtomicUsize::new(engines.len()),
         };
-        let turns = Turns {
-            state: Mutex::new((0, false)),
-            turn: Condvar::new(),
+        let reorder = Reorder {
+            order: Mutex::new(Order {
+                next: 0,
+                ready: BTreeMap::new(),
+                held: 0,
+                draining: false,
+            }),
+            room: Condvar::new(),
+            commit: Mutex::new(move |r| commit(r, &[])),
+            stopped: AtomicBool::new(false),
         };
-        let sink = Mutex::new(sink);
         std::thread::scope(|s| {
-            let (queue, turns, sink) = (&queue, &turns, &sink);
+            let (queue, reorder) = (&queue, &reorder);
             let handles: Vec<_> = engines
                 .iter()
-                .map(|engine| {
-                    s.spawn(move || {
-                        let mut feed = Feed {
-                            queue,
-                            engine,
-                            noted: false,
-                            left: false,
-                        };
-                        engine.stream_lines(&mut feed, &mut |st: Stamped<S::Tag>, bytes, r| {
-                            if !turns.wait(st.seq) {
-                                return false;
-                            }
-                            let go_on = (lock(sink))(st.tag, bytes, r);
-                            turns.pass(go_on);
-                            go_on
-                        })
-                    })
-                })
+                .map(|engine| s.spawn(move || device_thread(engine, queue, reorder, sink)))
                 .collect();
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_default())
                 .collect()
         })
+    }
+}
+
+/// One device's pipeline on the shared queue, preparing its batches and
+/// putting them in the reorder buffer; its stages, with how it shared.
+fn device_thread<S, P, C>(
+    engine: &OpenClEngine,
+    queue: &Queue<'_, S>,
+    reorder: &Reorder<P::Ready, C>,
+    sink: &P,
+) -> StageStats
+where
+    S: SplitSource + Send,
+    P: SplitSink<S::Tag>,
+    C: FnMut(P::Ready) -> bool,
+{
+    let mut feed = Feed {
+        queue,
+        engine,
+        stopped: &reorder.stopped,
+        noted: false,
+        left: false,
+        claimed: Vec::new(),
+        stats: SharedStats::default(),
+    };
+    let mut local = sink.local(true);
+    let mut shared = SharedStats::default();
+    let mut stages = engine.stream_lines(&mut feed, &mut |st: Stamped<S::Tag>, bytes, r| {
+        if reorder.stopped.load(Ordering::Acquire) {
+            return false;
+        }
+        let t = Instant::now();
+        let ready = sink.prepare(&mut local, st.tag, bytes, r);
+        shared.prepare += t.elapsed();
+        let weight = P::weight(&ready);
+        reorder.put(st.seq, Some(ready), weight, &mut shared)
+    });
+    reorder.abandon(&feed.claimed, &mut shared);
+    shared.claim = feed.stats.claim;
+    shared.lock_wait = feed.stats.lock_wait;
+    stages.shared = Some(shared);
+    stages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reorder<C: FnMut(u64) -> bool>(commit: C) -> Reorder<u64, C> {
+        Reorder {
+            order: Mutex::new(Order {
+                next: 0,
+                ready: BTreeMap::new(),
+                held: 0,
+                draining: false,
+            }),
+            room: Condvar::new(),
+            commit: Mutex::new(commit),
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    #[test]
+    fn threads_putting_out_of_order_commit_in_order() {
+        let seen = Mutex::new(Vec::new());
+        let r = reorder(|s| {
+            lock(&seen).push(s);
+            true
+        });
+        std::thread::scope(|sc| {
+            for t in 0..4u64 {
+                let r = &r;
+                sc.spawn(move || {
+                    let mut st = SharedStats::default();
+                    for k in 0..50u64 {
+                        let seq = k * 4 + (3 - t);
+                        std::thread::sleep(std::time::Duration::from_micros((seq * 37) % 200));
+                        assert!(r.put(seq, Some(seq), 1, &mut st));
+                    }
+                });
+            }
+        });
+        assert_eq!(*lock(&seen), (0..200).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn an_abandoned_batch_is_skipped_and_a_stop_stops_the_rest() {
+        let seen = Mutex::new(Vec::new());
+        let r = reorder(|s| {
+            lock(&seen).push(s);
+            s != 3
+        });
+        let mut st = SharedStats::default();
+        assert!(r.put(2, Some(2), 1, &mut st));
+        assert!(r.put(0, Some(0), 1, &mut st));
+        r.abandon(&[1], &mut st);
+        assert!(!r.put(3, Some(3), 1, &mut st));
+        assert!(!r.put(4, Some(4), 1, &mut st));
+        assert_eq!(*lock(&seen), vec![0, 2, 3]);
+    }
+
+    #[test]
+    fn a_batch_past_the_bound_waits_for_the_one_before() {
+        let r = reorder(|_| true);
+        let done = AtomicBool::new(false);
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                let mut st = SharedStats::default();
+                assert!(r.put(1, Some(1), REORDER_BOUND + 1, &mut st));
+                done.store(true, Ordering::Release);
+                assert!(st.turn_wait > std::time::Duration::ZERO);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!done.load(Ordering::Acquire));
+            let mut st = SharedStats::default();
+            assert!(r.put(0, Some(0), 1, &mut st));
+        });
+        assert!(done.load(Ordering::Acquire));
+        assert_eq!(lock(&r.order).held, 0);
     }
 }

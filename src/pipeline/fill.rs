@@ -9,9 +9,9 @@ use std::fs::File;
 use std::io;
 use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
-use crossbeam_channel::{Sender, bounded, unbounded};
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
 /// Bytes below which a read is not split.
 const PIECE: usize = 4 << 20;
@@ -42,23 +42,54 @@ struct Piece {
 // piece touches those bytes.
 unsafe impl Send for Piece {}
 
-/// The pool's queue; `None` when no thread could be started.
-fn pool() -> Option<&'static Sender<Piece>> {
-    static POOL: OnceLock<Option<Sender<Piece>>> = OnceLock::new();
+/// The fill threads and their queue (`rx` is kept to start more).
+struct Pool {
+    tx: Sender<Piece>,
+    rx: Receiver<Piece>,
+    started: Mutex<usize>,
+}
+
+fn the_pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
     POOL.get_or_init(|| {
         let (tx, rx) = unbounded::<Piece>();
-        let started = (0..fill_threads())
-            .filter(|_| {
-                let rx = rx.clone();
-                std::thread::Builder::new()
-                    .name("gsearch-fill".into())
-                    .spawn(move || rx.iter().for_each(read_piece))
-                    .is_ok()
-            })
-            .count();
-        (started > 0).then_some(tx)
+        Pool {
+            tx,
+            rx,
+            started: Mutex::new(0),
+        }
     })
-    .as_ref()
+}
+
+/// Starts pool threads until `want` run; how many do.
+fn grow(want: usize) -> usize {
+    let pool = the_pool();
+    let mut started = pool.started.lock().unwrap_or_else(PoisonError::into_inner);
+    while *started < want {
+        let rx = pool.rx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("gsearch-fill".into())
+            .spawn(move || rx.iter().for_each(read_piece));
+        if spawned.is_err() {
+            break;
+        }
+        *started += 1;
+    }
+    *started
+}
+
+/// The pool's queue, with at least [`fill_threads`] threads; `None` when
+/// no thread could be started.
+fn pool() -> Option<&'static Sender<Piece>> {
+    (grow(fill_threads()) > 0).then(|| &the_pool().tx)
+}
+
+/// `readers` fill at once (several devices on one queue): the pool grows
+/// to [`fill_threads`] threads for each, up to the cores, so that each
+/// read goes as fast as one alone.
+pub(crate) fn widen(readers: usize) {
+    let per = fill_threads();
+    grow((per * readers).min(crate::sys::cores().max(per)));
 }
 
 fn read_piece(p: Piece) {

@@ -11,3 +11,5 @@ pub mod device;
 pub mod haystack;
 pub mod hybrid;
 pub mod lookup;
+pub mod prepare;
+pub mod staging;
