@@ -76,7 +76,14 @@ pub fn each<T: Send>(
     });
     let take = || {
         let mut mine = Vec::new();
-        while let Some((index, start, end)) = lock(&cursor).claim() {
+        loop {
+            // The claim's own statement: the lock is dropped before the
+            // work (in a `while let` scrutinee it would be held through the
+            // body, and the threads would take turns).
+            let next = lock(&cursor).claim();
+            let Some((index, start, end)) = next else {
+                break;
+            };
             mine.push((index, work(&Segment { index, start, end })));
         }
         mine
