@@ -315,8 +315,10 @@ pub struct Cli {
     pub max_depth: Option<usize>,
     /// Search more: -u ignores ignore files, -uu also hidden files, -uuu
     /// also binary files.
-    #[arg(short = 'u', long = "unrestricted", action = ArgAction::Count, help_heading = "Filter")]
-    pub unrestricted: u8,
+    /// (One `true` per `-u`, so that each keeps its place on the command
+    /// line: see `cli::order::Filters`.)
+    #[arg(short = 'u', long = "unrestricted", action = ArgAction::Append, num_args = 0, default_missing_value = "true", help_heading = "Filter")]
+    pub unrestricted: Vec<bool>,
 
     // ---- engines and devices ----
     /// Which engine runs the matcher.

@@ -61,7 +61,7 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
     };
     let mut cli = Cli::from_arg_matches(&matches)?;
     crate::cli::order::apply(&mut cli, &matches);
-    if cli.unrestricted > 3 {
+    if cli.unrestricted.len() > 3 {
         let flag = typed_flag(args, Some("unrestricted"), Some('u'));
         bail!("error parsing flag {flag}: flag can only be repeated up to 3 times");
     }
@@ -76,7 +76,8 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
 /// unknown flag `-1`), as ripgrep's parser does.
 fn command() -> clap::Command {
     Cli::command().mut_args(|a| {
-        let takes_value = a.get_action().takes_values() && !a.is_positional();
+        let no_value = a.get_num_args().is_some_and(|n| n.max_values() == 0);
+        let takes_value = a.get_action().takes_values() && !a.is_positional() && !no_value;
         if takes_value {
             a.allow_hyphen_values(true)
         } else {
