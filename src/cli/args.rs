@@ -59,6 +59,13 @@ pub enum GenerateArg {
     CompletePowershell,
 }
 
+/// A path value taken as given, empty included (clap's own path parser
+/// refuses an empty one; ripgrep reports it when it opens the file).
+fn any_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().map(PathBuf::from)
+}
+
 /// gsearch searches files for lines matching a pattern, like ripgrep, and
 /// runs the matcher on a GPU through OpenCL when the work is big enough.
 ///
@@ -84,7 +91,7 @@ pub struct Cli {
     #[arg(short = 'e', long = "regexp", value_name = "PATTERN", action = ArgAction::Append, allow_hyphen_values = true, help_heading = "Input")]
     pub regexp: Vec<String>,
     /// Read patterns from a file, one per line ('-' reads standard input).
-    #[arg(short = 'f', long = "file", value_name = "PATTERNFILE", action = ArgAction::Append, help_heading = "Input")]
+    #[arg(short = 'f', long = "file", value_name = "PATTERNFILE", action = ArgAction::Append, value_parser = any_path(), help_heading = "Input")]
     pub file: Vec<PathBuf>,
 
     /// Treat every pattern as a literal string, not a regular expression.
@@ -315,8 +322,8 @@ pub struct Cli {
     pub max_depth: Option<usize>,
     /// Search more: -u ignores ignore files, -uu also hidden files, -uuu
     /// also binary files.
-    /// (One `true` per `-u`, so that each keeps its place on the command
-    /// line: see `cli::order::Filters`.)
+    // One `true` per `-u`, so that each keeps its place on the command
+    // line (see `cli::order::Filters`).
     #[arg(short = 'u', long = "unrestricted", action = ArgAction::Append, num_args = 0, default_missing_value = "true", help_heading = "Filter")]
     pub unrestricted: Vec<bool>,
 
@@ -454,7 +461,7 @@ pub struct Cli {
     #[arg(long, overrides_with = "one_file_system", hide = true)]
     pub no_one_file_system: bool,
     /// Read ignore rules (gitignore syntax) from PATH too; may be repeated.
-    #[arg(long, value_name = "PATH", action = ArgAction::Append, help_heading = "Filter")]
+    #[arg(long, value_name = "PATH", action = ArgAction::Append, value_parser = any_path(), help_heading = "Filter")]
     pub ignore_file: Vec<PathBuf>,
     /// Match the rules of ignore files case-insensitively.
     #[arg(
@@ -573,7 +580,7 @@ pub struct Cli {
     #[arg(long, value_name = "FORMAT", help_heading = "Output")]
     pub hyperlink_format: Option<String>,
     /// A program that prints the host name for hyperlinks' `{host}`.
-    #[arg(long, value_name = "COMMAND", help_heading = "Output")]
+    #[arg(long, value_name = "COMMAND", value_parser = any_path(), help_heading = "Output")]
     pub hostname_bin: Option<PathBuf>,
     /// Flush output after every line.
     #[arg(long, overrides_with_all = ["no_line_buffered", "block_buffered"], help_heading = "Output")]

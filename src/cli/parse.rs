@@ -62,7 +62,7 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
     let mut cli = Cli::from_arg_matches(&matches)?;
     crate::cli::order::apply(&mut cli, &matches);
     if cli.unrestricted.len() > 3 {
-        let flag = typed_flag(args, Some("unrestricted"), Some('u'));
+        let flag = typed_flag(args, &["unrestricted"], Some('u'));
         bail!("error parsing flag {flag}: flag can only be repeated up to 3 times");
     }
     let order = WalkOrder::from_matches(&matches);
@@ -134,8 +134,9 @@ fn value_message(err: &clap::Error, flag: &str, value: &str, args: &[OsString]) 
 
 /// The flag clap names as `arg`, as the user spelled it.
 fn typed(args: &[OsString], arg: &str) -> String {
-    let (long, short) = flag_names(arg);
-    typed_flag(args, long.as_deref(), short)
+    let (longs, short) = flag_names(arg);
+    let longs: Vec<&str> = longs.iter().map(String::as_str).collect();
+    typed_flag(args, &longs, short)
 }
 
 /// `-n=3`: a value given to a short switch.
@@ -200,10 +201,11 @@ fn ngrams(name: &str) -> BTreeSet<Vec<u8>> {
     b.windows(3).map(<[u8]>::to_vec).collect()
 }
 
-/// The long and short names of the flag clap names as `arg` (such as
-/// `--max-count <NUM>` or `-m <NUM>`).
-fn flag_names(arg: &str) -> (Option<String>, Option<char>) {
+/// The long names (the first, then its aliases) and the short name of the
+/// flag clap names as `arg` (such as `--max-count <NUM>` or `-m <NUM>`).
+fn flag_names(arg: &str) -> (Vec<String>, Option<char>) {
     let first = arg.split([' ', '=']).next().unwrap_or_default();
+    let first = first.trim_end_matches("...");
     let cmd = Cli::command();
     let found = if let Some(long) = first.strip_prefix("--") {
         cmd.get_arguments().find(|a| a.get_long() == Some(long))
@@ -213,14 +215,26 @@ fn flag_names(arg: &str) -> (Option<String>, Option<char>) {
             .find(|a| short.is_some() && a.get_short() == short)
     };
     match found {
-        Some(a) => (a.get_long().map(str::to_string), a.get_short()),
-        None => (first.strip_prefix("--").map(str::to_string), None),
+        Some(a) => {
+            let aliases = a.get_all_aliases().unwrap_or_default();
+            let longs = a.get_long().into_iter().chain(aliases);
+            (longs.map(str::to_string).collect(), a.get_short())
+        }
+        None => (
+            first
+                .strip_prefix("--")
+                .map(str::to_string)
+                .into_iter()
+                .collect(),
+            None,
+        ),
     }
 }
 
-/// The flag as the user last spelled it (`-m` or `--max-count`).
-fn typed_flag(args: &[OsString], long: Option<&str>, short: Option<char>) -> String {
-    let mut typed = long.map_or_else(
+/// The flag as the user last spelled it (`-m`, `--max-count`, or an alias
+/// such as `--maxdepth`); `longs` are its long names, the first the main one.
+fn typed_flag(args: &[OsString], longs: &[&str], short: Option<char>) -> String {
+    let mut typed = longs.first().map_or_else(
         || format!("-{}", short.unwrap_or('?')),
         |l| format!("--{l}"),
     );
@@ -230,7 +244,7 @@ fn typed_flag(args: &[OsString], long: Option<&str>, short: Option<char>) -> Str
         }
         if let Some(rest) = arg.strip_prefix("--") {
             let name = rest.split('=').next().unwrap_or_default();
-            if Some(name) == long {
+            if longs.contains(&name) {
                 typed = format!("--{name}");
             }
         } else if let (Some(cluster), Some(c)) = (arg.strip_prefix('-'), short)
