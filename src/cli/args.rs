@@ -78,6 +78,8 @@ fn any_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
     version,
     override_usage = "gsearch [OPTIONS] PATTERN [PATH ...]\n       gsearch [OPTIONS] -e PATTERN ... [PATH ...]\n       gsearch [OPTIONS] -f PATTERNFILE ... [PATH ...]\n       gsearch [OPTIONS] --sorted KEY FILE\n       gsearch [OPTIONS] --type-list | --list-devices | --generate KIND",
     args_override_self = true,
+    disable_help_flag = true,
+    disable_version_flag = true,
     max_term_width = 100
 )]
 pub struct Cli {
@@ -655,6 +657,13 @@ pub struct Cli {
     /// (exit 1), as a ripgrep built without it does.
     #[arg(long, help_heading = "Other behaviors")]
     pub pcre2_version: bool,
+    /// Print help (-h a summary, --help in full).
+    #[arg(short = 'h', long, help_heading = "Other behaviors")]
+    pub help: bool,
+    /// Print the version (-V the number, --version also the build's
+    /// features and the OpenCL devices gsearch sees).
+    #[arg(short = 'V', long, help_heading = "Other behaviors")]
+    pub version: bool,
     /// Accepted for ripgrep compatibility (PCRE2 only).
     #[arg(long, overrides_with = "pcre2_unicode", hide = true)]
     pub no_pcre2_unicode: bool,

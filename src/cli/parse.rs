@@ -17,8 +17,11 @@ use crate::cli::order::WalkOrder;
 pub enum Parsed {
     /// A run with these flags.
     Run(Box<Cli>),
-    /// Help or the version was printed: exit with this status.
+    /// Help or the short version was printed: exit with this status.
     Exit(u8),
+    /// `--version`: the long version ([`crate::cli::version::long`], then
+    /// the OpenCL devices), exit status 0.
+    VersionLong,
 }
 
 /// Parses the process's arguments, with the configuration file's first.
@@ -53,10 +56,6 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
     let argv = std::iter::once(OsString::from("gsearch")).chain(args.iter().cloned());
     let matches = match command().try_get_matches_from(argv) {
         Ok(m) => m,
-        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            let _ = e.print();
-            return Ok(Parsed::Exit(0));
-        }
         Err(e) => bail!("{}", message(&e, args)),
     };
     let mut cli = Cli::from_arg_matches(&matches)?;
@@ -65,10 +64,43 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
         let flag = typed_flag(args, &["unrestricted"], Some('u'));
         bail!("error parsing flag {flag}: flag can only be repeated up to 3 times");
     }
+    if let Some(special) = special(&matches, args) {
+        return Ok(special);
+    }
     let order = WalkOrder::from_matches(&matches);
     order.settle_mode(&mut cli);
     cli.walk_order = order;
     Ok(Parsed::Run(Box::new(cli)))
+}
+
+/// `-h`, `--help`, `-V` or `--version`, whichever was given last, as
+/// ripgrep answers them: after the whole command line parsed without error
+/// and before anything else (the configuration file included).
+fn special(matches: &clap::ArgMatches, args: &[OsString]) -> Option<Parsed> {
+    let at = |id| {
+        (matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+            .then(|| matches.indices_of(id)?.max())
+            .flatten()
+    };
+    let (help, version) = (at("help"), at("version"));
+    if help.is_none() && version.is_none() {
+        return None;
+    }
+    let text = if help > version {
+        let mut cmd = command();
+        if typed_flag(args, &["help"], Some('h')) == "-h" {
+            cmd.render_help()
+        } else {
+            cmd.render_long_help()
+        }
+        .to_string()
+    } else if typed_flag(args, &["version"], Some('V')) == "-V" {
+        format!("{}\n", crate::cli::version::short())
+    } else {
+        return Some(Parsed::VersionLong);
+    };
+    print!("{text}");
+    Some(Parsed::Exit(0))
 }
 
 /// The clap command, with every flag that takes a value taking the next

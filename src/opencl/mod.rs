@@ -57,7 +57,7 @@ pub use batch::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
 pub use cache::{Hash128, ProgramCache, hash128};
 pub use device::{
     DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, has_any_device, list_devices,
-    list_devices_text, pick, pick_all, runtime_available, select, select_all,
+    list_devices_text, pick, pick_all, runtime_available, select, select_all, version_line,
 };
 pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine};
 pub use error::{DEVICE_ENV, DeviceError};

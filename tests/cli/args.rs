@@ -906,3 +906,69 @@ gstest!(empty_ignore_file, |dir: Dir, cmd: TestCommand| {
         out.stderr
     );
 });
+
+/// The name and version `-V` prints for the binary tested.
+fn short_version() -> String {
+    if prog() == "rg" {
+        "ripgrep 15.2.0\n".to_string()
+    } else {
+        format!("gsearch {}\n", env!("CARGO_PKG_VERSION"))
+    }
+}
+
+gstest!(version_short, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["-nV"]);
+    eqnice!(short_version(), cmd.stdout());
+});
+
+// --version: the short version, a blank line, the features and SIMD lines,
+// a blank line and the PCRE2 line, as ripgrep; gsearch adds the OpenCL
+// devices it sees.
+gstest!(version_long, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["--version"]);
+    let out = cmd.stdout();
+    let lines: Vec<&str> = out.lines().collect();
+    eqnice!(short_version(), format!("{}\n", lines[0]));
+    assert_eq!(lines[1], "");
+    assert_eq!(lines[2], "features:-pcre2");
+    assert!(lines[3].starts_with("simd(compile):"), "{out}");
+    assert!(lines[4].starts_with("simd(runtime):"), "{out}");
+    assert_eq!(lines[5], "");
+    assert!(lines[6].starts_with("PCRE2 is not available"), "{out}");
+    if prog() != "rg" {
+        assert!(lines[7].starts_with("OpenCL: "), "{out}");
+        assert_eq!(lines.len(), 8, "{out}");
+    }
+});
+
+// The whole command line is parsed first: a bad flag after --version is
+// still an error.
+gstest!(version_then_bad_flag, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["--version", "--bogus"]);
+    expect_error(&mut cmd, "gsearch: unrecognized flag --bogus\n");
+});
+
+gstest!(version_then_missing_value, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["--version", "-A"]);
+    expect_error(
+        &mut cmd,
+        "gsearch: missing value for flag -A: missing argument for option '-A'\n",
+    );
+});
+
+// The last of -h, --help, -V and --version wins.
+gstest!(help_then_version, |_dir: Dir, cmd: TestCommand| {
+    cmd.args(["-h", "--files", "-V"]);
+    eqnice!(short_version(), cmd.stdout());
+});
+
+gstest!(version_then_help, |dir: Dir, cmd: TestCommand| {
+    cmd.args(["-V", "-h"]);
+    let help = cmd.stdout();
+    assert!(help.contains("--max-count"), "{help}");
+    let mut long = dir.command();
+    long.args(["--version", "--help"]);
+    let long_help = long.stdout();
+    assert!(long_help.contains("--max-count"), "{long_help}");
+    assert_ne!(long_help, help);
+});
