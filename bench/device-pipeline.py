@@ -32,10 +32,10 @@ SWEEP = [
 ]
 STAGES = re.compile(r"fill ([\d.]+) ms \| host-to-device ([\d.]+) ms \| kernel ([\d.]+) ms"
                     r" \| device-to-host ([\d.]+) ms \| wait ([\d.]+) ms")
-STREAM = re.compile(r"opencl stream: \d+ bytes in (\d+) batches \((\d+) on CPU\),"
-                    r" \d+ matches, wall ([\d.]+) ms")
+STREAM = re.compile(r"opencl stream: \d+ bytes? in (\d+) batch(?:es)? \((\d+) on CPU\),"
+                    r" \d+ match(?:es)?, wall ([\d.]+) ms")
 INIT = re.compile(r"opencl init: .* ([\d.]+) ms in all")
-CHUNKS = re.compile(r"chunks: (\d+) on the CPU \(\d+ threads\), (\d+) on the device")
+CHUNKS = re.compile(r"chunks: (\d+) on the CPU \(\d+ threads?\), (\d+) on the device")
 
 
 def run(argv, env_extra):

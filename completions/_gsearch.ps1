@@ -208,12 +208,12 @@ Register-ArgumentCompleter -Native -CommandName 'gsearch' -ScriptBlock {
             [CompletionResult]::new('--no-json', '--no-json', [CompletionResultType]::ParameterName, 'no-json')
             [CompletionResult]::new('--no-stats', '--no-stats', [CompletionResultType]::ParameterName, 'no-stats')
             [CompletionResult]::new('--pcre2-version', '--pcre2-version', [CompletionResultType]::ParameterName, 'Print the PCRE2 version: gsearch has no PCRE2, so this says so (exit 1), as a ripgrep built without it does')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (-h a summary, --help in full)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (-h a summary, --help in full)')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print the version (-V the number, --version also the build''s features and the OpenCL devices gsearch sees)')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print the version (-V the number, --version also the build''s features and the OpenCL devices gsearch sees)')
             [CompletionResult]::new('--no-pcre2-unicode', '--no-pcre2-unicode', [CompletionResultType]::ParameterName, 'Accepted for ripgrep compatibility (PCRE2 only)')
             [CompletionResult]::new('--pcre2-unicode', '--pcre2-unicode', [CompletionResultType]::ParameterName, 'pcre2-unicode')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
     })

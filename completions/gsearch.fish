@@ -163,7 +163,7 @@ complete -c gsearch -l no-invert-match
 complete -c gsearch -l no-json
 complete -c gsearch -l no-stats
 complete -c gsearch -l pcre2-version -d 'Print the PCRE2 version: gsearch has no PCRE2, so this says so (exit 1), as a ripgrep built without it does'
+complete -c gsearch -s h -l help -d 'Print help (-h a summary, --help in full)'
+complete -c gsearch -s V -l version -d 'Print the version (-V the number, --version also the build\'s features and the OpenCL devices gsearch sees)'
 complete -c gsearch -l no-pcre2-unicode -d 'Accepted for ripgrep compatibility (PCRE2 only)'
 complete -c gsearch -l pcre2-unicode
-complete -c gsearch -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gsearch -s V -l version -d 'Print version'

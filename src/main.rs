@@ -38,9 +38,14 @@ fn try_main() -> anyhow::Result<u8> {
     let cli = match gsearch::cli::parse::from_env()? {
         gsearch::cli::parse::Parsed::Run(cli) => *cli,
         gsearch::cli::parse::Parsed::Exit(code) => return Ok(code),
+        gsearch::cli::parse::Parsed::VersionLong => {
+            let devices = gsearch::opencl::version_line();
+            println!("{}{devices}", gsearch::cli::version::long());
+            return Ok(0);
+        }
     };
     if cli.pcre2_version {
-        println!("{}.", gsearch::matcher::regex_opts::NO_PCRE2);
+        println!("{}.", gsearch::cli::version::NO_PCRE2);
         return Ok(1);
     }
     if let Some(kind) = cli.generate {

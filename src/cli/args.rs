@@ -59,6 +59,13 @@ pub enum GenerateArg {
     CompletePowershell,
 }
 
+/// A path value taken as given, empty included (clap's own path parser
+/// refuses an empty one; ripgrep reports it when it opens the file).
+fn any_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().map(PathBuf::from)
+}
+
 /// gsearch searches files for lines matching a pattern, like ripgrep, and
 /// runs the matcher on a GPU through OpenCL when the work is big enough.
 ///
@@ -71,6 +78,8 @@ pub enum GenerateArg {
     version,
     override_usage = "gsearch [OPTIONS] PATTERN [PATH ...]\n       gsearch [OPTIONS] -e PATTERN ... [PATH ...]\n       gsearch [OPTIONS] -f PATTERNFILE ... [PATH ...]\n       gsearch [OPTIONS] --sorted KEY FILE\n       gsearch [OPTIONS] --type-list | --list-devices | --generate KIND",
     args_override_self = true,
+    disable_help_flag = true,
+    disable_version_flag = true,
     max_term_width = 100
 )]
 pub struct Cli {
@@ -84,7 +93,7 @@ pub struct Cli {
     #[arg(short = 'e', long = "regexp", value_name = "PATTERN", action = ArgAction::Append, allow_hyphen_values = true, help_heading = "Input")]
     pub regexp: Vec<String>,
     /// Read patterns from a file, one per line ('-' reads standard input).
-    #[arg(short = 'f', long = "file", value_name = "PATTERNFILE", action = ArgAction::Append, help_heading = "Input")]
+    #[arg(short = 'f', long = "file", value_name = "PATTERNFILE", action = ArgAction::Append, value_parser = any_path(), help_heading = "Input")]
     pub file: Vec<PathBuf>,
 
     /// Treat every pattern as a literal string, not a regular expression.
@@ -315,8 +324,10 @@ pub struct Cli {
     pub max_depth: Option<usize>,
     /// Search more: -u ignores ignore files, -uu also hidden files, -uuu
     /// also binary files.
-    #[arg(short = 'u', long = "unrestricted", action = ArgAction::Count, help_heading = "Filter")]
-    pub unrestricted: u8,
+    // One `true` per `-u`, so that each keeps its place on the command
+    // line (see `cli::order::Filters`).
+    #[arg(short = 'u', long = "unrestricted", action = ArgAction::Append, num_args = 0, default_missing_value = "true", help_heading = "Filter")]
+    pub unrestricted: Vec<bool>,
 
     // ---- engines and devices ----
     /// Which engine runs the matcher.
@@ -452,7 +463,7 @@ pub struct Cli {
     #[arg(long, overrides_with = "one_file_system", hide = true)]
     pub no_one_file_system: bool,
     /// Read ignore rules (gitignore syntax) from PATH too; may be repeated.
-    #[arg(long, value_name = "PATH", action = ArgAction::Append, help_heading = "Filter")]
+    #[arg(long, value_name = "PATH", action = ArgAction::Append, value_parser = any_path(), help_heading = "Filter")]
     pub ignore_file: Vec<PathBuf>,
     /// Match the rules of ignore files case-insensitively.
     #[arg(
@@ -571,7 +582,7 @@ pub struct Cli {
     #[arg(long, value_name = "FORMAT", help_heading = "Output")]
     pub hyperlink_format: Option<String>,
     /// A program that prints the host name for hyperlinks' `{host}`.
-    #[arg(long, value_name = "COMMAND", help_heading = "Output")]
+    #[arg(long, value_name = "COMMAND", value_parser = any_path(), help_heading = "Output")]
     pub hostname_bin: Option<PathBuf>,
     /// Flush output after every line.
     #[arg(long, overrides_with_all = ["no_line_buffered", "block_buffered"], help_heading = "Output")]
@@ -646,6 +657,13 @@ pub struct Cli {
     /// (exit 1), as a ripgrep built without it does.
     #[arg(long, help_heading = "Other behaviors")]
     pub pcre2_version: bool,
+    /// Print help (-h a summary, --help in full).
+    #[arg(short = 'h', long, help_heading = "Other behaviors")]
+    pub help: bool,
+    /// Print the version (-V the number, --version also the build's
+    /// features and the OpenCL devices gsearch sees).
+    #[arg(short = 'V', long, help_heading = "Other behaviors")]
+    pub version: bool,
     /// Accepted for ripgrep compatibility (PCRE2 only).
     #[arg(long, overrides_with = "pcre2_unicode", hide = true)]
     pub no_pcre2_unicode: bool,

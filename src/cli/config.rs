@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use crate::cli::input::InputOptions;
+use crate::cli::order::BinaryFlag;
 use crate::cli::walkcfg::WalkConfig;
 use crate::cli::{Cli, ColorArg, EngineArg};
 
@@ -129,7 +130,7 @@ impl Config {
         let is_terminal_stdout = std::io::stdout().is_terminal();
         let mode = final_mode(&cli);
         let (no_ignore, hidden, binary) = unrestricted(&cli);
-        let walk = WalkConfig::from_cli(&mut cli, no_ignore)?;
+        let walk = WalkConfig::from_cli(&mut cli)?;
         let heading = if cli.heading {
             !cli.vimgrep
         } else {
@@ -325,24 +326,16 @@ fn output_mode(cli: &Cli) -> OutputMode {
     }
 }
 
-/// `-u` adds up: ignore files off, then hidden files on, then binary files.
-/// A flag given after the last `-u` that undoes its level wins, as do
-/// `-a`/`--binary` given after it.
+/// `--no-ignore` (or `-u`) as the flags left it, `--hidden` and the
+/// binary mode, from the flags applied in order (`cli::order::Filters`).
 fn unrestricted(cli: &Cli) -> (bool, bool, BinaryMode) {
-    let u = cli.unrestricted;
-    let order = &cli.walk_order;
-    let undone = |flag| order.after(flag, "unrestricted");
-    let no_ignore = (cli.no_ignore || u >= 1) && !undone("ignore_on");
-    let hidden = (cli.hidden || u >= 2) && !undone("no_hidden");
-    let u_binary = u >= 3 && !undone("no_binary") && !undone("no_text") && !undone("text");
-    let binary = if cli.text && !(u >= 3 && order.after("unrestricted", "text")) {
-        BinaryMode::AsText
-    } else if cli.binary || u_binary {
-        BinaryMode::SearchAndSuppress
-    } else {
-        BinaryMode::Auto
+    let filters = &cli.walk_order.filters;
+    let binary = match filters.binary {
+        BinaryFlag::Auto => BinaryMode::Auto,
+        BinaryFlag::SearchAndSuppress => BinaryMode::SearchAndSuppress,
+        BinaryFlag::AsText => BinaryMode::AsText,
     };
-    (no_ignore, hidden, binary)
+    (filters.no_ignore(), filters.hidden, binary)
 }
 
 /// `-A`/`-B` win over `-C` whatever their order, as in ripgrep.

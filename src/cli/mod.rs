@@ -10,6 +10,7 @@ pub mod order;
 pub mod output_opts;
 pub mod parse;
 mod rcfile;
+pub mod version;
 pub mod walkcfg;
 
 pub use args::*;

@@ -2,9 +2,12 @@
 //! clap's typed fields lose, as in ripgrep, where the last flag wins:
 //!
 //! - the file type changes (`-t`, `-T`, `--type-add`, `--type-clear` apply
-//!   one after another) and the `-u` levels against the flags that undo
-//!   them (`-u --ignore` respects ignore files again, `--ignore -u` does
-//!   not);
+//!   one after another);
+//! - the ignore, hidden and binary flags, each of which sets part of one
+//!   state (`--no-ignore` turns off every kind of ignore file, `--ignore`
+//!   turns them all back on, `--no-ignore-vcs` only git's, `-u` one level
+//!   more each time), so `--no-ignore-vcs --ignore` respects git's ignore
+//!   files and `--ignore --no-ignore-vcs` does not ([`Filters`]);
 //! - `-p/--pretty`, ripgrep's alias for `--color always --heading
 //!   --line-number`, wins over those flags (and their negations) given
 //!   before it and loses to those given after it;
@@ -31,9 +34,8 @@ type MakeChange = fn(String) -> TypeChange;
 #[derive(Clone, Debug, Default)]
 pub struct WalkOrder {
     pub type_changes: Vec<TypeChange>,
-    /// The index of the last occurrence of each flag that `-u` interacts
-    /// with (ids as in [`ORDERED`]).
-    last: Vec<(&'static str, usize)>,
+    /// The ignore, hidden and binary flags applied in order.
+    pub filters: Filters,
     /// The last flag given that picks what the run does (ids as in
     /// [`MODES`]): in ripgrep the last one wins, so `--files -c` counts.
     pub last_mode: Option<&'static str>,
@@ -52,11 +54,46 @@ const MODES: [&str; 8] = [
     "json",
 ];
 
-/// Flags whose last position is kept.
-const ORDERED: [&str; 9] = [
+/// How files that look binary are treated, as the last of `--binary`,
+/// `--no-binary`, `-a`, `--no-text` and `-uuu` left it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BinaryFlag {
+    #[default]
+    Auto,
+    SearchAndSuppress,
+    AsText,
+}
+
+/// The state the ignore, hidden and binary flags build up, one flag after
+/// another, as in ripgrep.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Filters {
+    pub no_ignore_dot: bool,
+    pub no_ignore_exclude: bool,
+    pub no_ignore_global: bool,
+    pub no_ignore_parent: bool,
+    pub no_ignore_vcs: bool,
+    pub hidden: bool,
+    pub binary: BinaryFlag,
+    /// How many `-u` were applied.
+    unrestricted: u8,
+}
+
+/// The flags [`Filters`] is built from (clap ids).
+const FILTER_FLAGS: [&str; 19] = [
     "unrestricted",
     "no_ignore",
     "ignore_on",
+    "no_ignore_dot",
+    "ignore_dot",
+    "no_ignore_exclude",
+    "ignore_exclude",
+    "no_ignore_global",
+    "ignore_global",
+    "no_ignore_parent",
+    "ignore_parent",
+    "no_ignore_vcs",
+    "ignore_vcs",
     "hidden",
     "no_hidden",
     "binary",
@@ -64,6 +101,81 @@ const ORDERED: [&str; 9] = [
     "text",
     "no_text",
 ];
+
+impl Filters {
+    /// Applies the flags of `m` in the order they were given.
+    fn from_matches(m: &ArgMatches) -> Filters {
+        let mut given: Vec<(usize, &str)> = FILTER_FLAGS
+            .iter()
+            .flat_map(|id| all_indices(m, id).into_iter().map(move |i| (i, *id)))
+            .collect();
+        given.sort_unstable();
+        let mut filters = Filters::default();
+        for (_, id) in given {
+            filters.apply(id);
+        }
+        filters
+    }
+
+    /// One flag's change (`id` as in [`FILTER_FLAGS`]).
+    fn apply(&mut self, id: &str) {
+        match id {
+            "unrestricted" => self.unrestrict(),
+            "no_ignore" => self.set_ignore_all(true),
+            "ignore_on" => self.set_ignore_all(false),
+            "hidden" => self.hidden = true,
+            "no_hidden" => self.hidden = false,
+            "binary" => self.binary = BinaryFlag::SearchAndSuppress,
+            "text" => self.binary = BinaryFlag::AsText,
+            "no_binary" | "no_text" => self.binary = BinaryFlag::Auto,
+            _ => self.set_ignore_kind(id),
+        }
+    }
+
+    /// `--no-ignore-KIND` or `--ignore-KIND` (dot, exclude, global, parent,
+    /// vcs).
+    fn set_ignore_kind(&mut self, id: &str) {
+        let off = id.starts_with("no_");
+        let kind = id.trim_start_matches("no_").trim_start_matches("ignore_");
+        let field = match kind {
+            "dot" => &mut self.no_ignore_dot,
+            "exclude" => &mut self.no_ignore_exclude,
+            "global" => &mut self.no_ignore_global,
+            "parent" => &mut self.no_ignore_parent,
+            _ => &mut self.no_ignore_vcs,
+        };
+        *field = off;
+    }
+
+    /// `-u`: ignore files off, then hidden files on, then binary files
+    /// searched.
+    fn unrestrict(&mut self) {
+        self.unrestricted = self.unrestricted.saturating_add(1);
+        match self.unrestricted {
+            1 => self.set_ignore_all(true),
+            2 => self.hidden = true,
+            _ => self.binary = BinaryFlag::SearchAndSuppress,
+        }
+    }
+
+    /// `--no-ignore` (true) or `--ignore` (false).
+    fn set_ignore_all(&mut self, off: bool) {
+        self.no_ignore_dot = off;
+        self.no_ignore_exclude = off;
+        self.no_ignore_global = off;
+        self.no_ignore_parent = off;
+        self.no_ignore_vcs = off;
+    }
+
+    /// Whether every kind of ignore file is off (`--no-ignore`, `-u`).
+    pub fn no_ignore(&self) -> bool {
+        self.no_ignore_dot
+            && self.no_ignore_exclude
+            && self.no_ignore_global
+            && self.no_ignore_parent
+            && self.no_ignore_vcs
+    }
+}
 
 impl WalkOrder {
     /// Reads the positions out of parsed matches.
@@ -82,13 +194,9 @@ impl WalkOrder {
             changes.extend(idx.zip(vals).map(|(i, v)| (i, make(v.clone()))));
         }
         changes.sort_by_key(|(i, _)| *i);
-        let last = ORDERED
-            .iter()
-            .filter_map(|id| Some((*id, last_index(m, id)?)))
-            .collect();
         WalkOrder {
             type_changes: changes.into_iter().map(|(_, c)| c).collect(),
-            last,
+            filters: Filters::from_matches(m),
             last_mode: last_given(m, &MODES),
         }
     }
@@ -105,17 +213,6 @@ impl WalkOrder {
         }
         if mode != "generate" {
             cli.generate = None;
-        }
-    }
-
-    /// Whether flag `a` was given after every occurrence of flag `b` (and
-    /// `a` was given at all).
-    pub fn after(&self, a: &str, b: &str) -> bool {
-        let pos = |id: &str| self.last.iter().find(|(k, _)| *k == id).map(|(_, i)| *i);
-        match (pos(a), pos(b)) {
-            (Some(a), Some(b)) => a > b,
-            (Some(_), None) => true,
-            _ => false,
         }
     }
 }
@@ -174,6 +271,14 @@ fn last_index(m: &ArgMatches, id: &str) -> Option<usize> {
         return None;
     }
     m.indices_of(id)?.max()
+}
+
+/// Every place flag `id` was given on the command line.
+fn all_indices(m: &ArgMatches, id: &str) -> Vec<usize> {
+    if m.value_source(id) != Some(ValueSource::CommandLine) {
+        return Vec::new();
+    }
+    m.indices_of(id).map(Iterator::collect).unwrap_or_default()
 }
 
 /// Which of `ids` was given last.

@@ -17,8 +17,11 @@ use crate::cli::order::WalkOrder;
 pub enum Parsed {
     /// A run with these flags.
     Run(Box<Cli>),
-    /// Help or the version was printed: exit with this status.
+    /// Help or the short version was printed: exit with this status.
     Exit(u8),
+    /// `--version`: the long version ([`crate::cli::version::long`], then
+    /// the OpenCL devices), exit status 0.
+    VersionLong,
 }
 
 /// Parses the process's arguments, with the configuration file's first.
@@ -53,17 +56,16 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
     let argv = std::iter::once(OsString::from("gsearch")).chain(args.iter().cloned());
     let matches = match command().try_get_matches_from(argv) {
         Ok(m) => m,
-        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            let _ = e.print();
-            return Ok(Parsed::Exit(0));
-        }
         Err(e) => bail!("{}", message(&e, args)),
     };
     let mut cli = Cli::from_arg_matches(&matches)?;
     crate::cli::order::apply(&mut cli, &matches);
-    if cli.unrestricted > 3 {
-        let flag = typed_flag(args, Some("unrestricted"), Some('u'));
+    if cli.unrestricted.len() > 3 {
+        let flag = typed_flag(args, &["unrestricted"], Some('u'));
         bail!("error parsing flag {flag}: flag can only be repeated up to 3 times");
+    }
+    if let Some(special) = special(&matches, args) {
+        return Ok(special);
     }
     let order = WalkOrder::from_matches(&matches);
     order.settle_mode(&mut cli);
@@ -71,12 +73,43 @@ pub fn parse(args: &[OsString]) -> anyhow::Result<Parsed> {
     Ok(Parsed::Run(Box::new(cli)))
 }
 
+/// `-h`, `--help`, `-V` or `--version`, whichever was given last, as
+/// ripgrep answers them: after the whole command line parsed without error
+/// and before anything else (the configuration file included).
+fn special(matches: &clap::ArgMatches, args: &[OsString]) -> Option<Parsed> {
+    let at = |id| {
+        (matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+            .then(|| matches.indices_of(id)?.max())
+            .flatten()
+    };
+    let (help, version) = (at("help"), at("version"));
+    if help.is_none() && version.is_none() {
+        return None;
+    }
+    let text = if help > version {
+        let mut cmd = command();
+        if typed_flag(args, &["help"], Some('h')) == "-h" {
+            cmd.render_help()
+        } else {
+            cmd.render_long_help()
+        }
+        .to_string()
+    } else if typed_flag(args, &["version"], Some('V')) == "-V" {
+        format!("{}\n", crate::cli::version::short())
+    } else {
+        return Some(Parsed::VersionLong);
+    };
+    print!("{text}");
+    Some(Parsed::Exit(0))
+}
+
 /// The clap command, with every flag that takes a value taking the next
 /// argument whatever it looks like (`-A -1` is a bad number, not an
 /// unknown flag `-1`), as ripgrep's parser does.
 fn command() -> clap::Command {
     Cli::command().mut_args(|a| {
-        let takes_value = a.get_action().takes_values() && !a.is_positional();
+        let no_value = a.get_num_args().is_some_and(|n| n.max_values() == 0);
+        let takes_value = a.get_action().takes_values() && !a.is_positional() && !no_value;
         if takes_value {
             a.allow_hyphen_values(true)
         } else {
@@ -133,8 +166,9 @@ fn value_message(err: &clap::Error, flag: &str, value: &str, args: &[OsString]) 
 
 /// The flag clap names as `arg`, as the user spelled it.
 fn typed(args: &[OsString], arg: &str) -> String {
-    let (long, short) = flag_names(arg);
-    typed_flag(args, long.as_deref(), short)
+    let (longs, short) = flag_names(arg);
+    let longs: Vec<&str> = longs.iter().map(String::as_str).collect();
+    typed_flag(args, &longs, short)
 }
 
 /// `-n=3`: a value given to a short switch.
@@ -199,10 +233,11 @@ fn ngrams(name: &str) -> BTreeSet<Vec<u8>> {
     b.windows(3).map(<[u8]>::to_vec).collect()
 }
 
-/// The long and short names of the flag clap names as `arg` (such as
-/// `--max-count <NUM>` or `-m <NUM>`).
-fn flag_names(arg: &str) -> (Option<String>, Option<char>) {
+/// The long names (the first, then its aliases) and the short name of the
+/// flag clap names as `arg` (such as `--max-count <NUM>` or `-m <NUM>`).
+fn flag_names(arg: &str) -> (Vec<String>, Option<char>) {
     let first = arg.split([' ', '=']).next().unwrap_or_default();
+    let first = first.trim_end_matches("...");
     let cmd = Cli::command();
     let found = if let Some(long) = first.strip_prefix("--") {
         cmd.get_arguments().find(|a| a.get_long() == Some(long))
@@ -212,14 +247,26 @@ fn flag_names(arg: &str) -> (Option<String>, Option<char>) {
             .find(|a| short.is_some() && a.get_short() == short)
     };
     match found {
-        Some(a) => (a.get_long().map(str::to_string), a.get_short()),
-        None => (first.strip_prefix("--").map(str::to_string), None),
+        Some(a) => {
+            let aliases = a.get_all_aliases().unwrap_or_default();
+            let longs = a.get_long().into_iter().chain(aliases);
+            (longs.map(str::to_string).collect(), a.get_short())
+        }
+        None => (
+            first
+                .strip_prefix("--")
+                .map(str::to_string)
+                .into_iter()
+                .collect(),
+            None,
+        ),
     }
 }
 
-/// The flag as the user last spelled it (`-m` or `--max-count`).
-fn typed_flag(args: &[OsString], long: Option<&str>, short: Option<char>) -> String {
-    let mut typed = long.map_or_else(
+/// The flag as the user last spelled it (`-m`, `--max-count`, or an alias
+/// such as `--maxdepth`); `longs` are its long names, the first the main one.
+fn typed_flag(args: &[OsString], longs: &[&str], short: Option<char>) -> String {
+    let mut typed = longs.first().map_or_else(
         || format!("-{}", short.unwrap_or('?')),
         |l| format!("--{l}"),
     );
@@ -229,7 +276,7 @@ fn typed_flag(args: &[OsString], long: Option<&str>, short: Option<char>) -> Str
         }
         if let Some(rest) = arg.strip_prefix("--") {
             let name = rest.split('=').next().unwrap_or_default();
-            if Some(name) == long {
+            if longs.contains(&name) {
                 typed = format!("--{name}");
             }
         } else if let (Some(cluster), Some(c)) = (arg.strip_prefix('-'), short)

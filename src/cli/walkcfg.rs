@@ -43,9 +43,10 @@ pub struct WalkConfig {
 }
 
 impl WalkConfig {
-    /// Reads the walk flags; `no_ignore` is `--no-ignore` or `-u` as
-    /// already decided.
-    pub fn from_cli(cli: &mut Cli, no_ignore: bool) -> anyhow::Result<WalkConfig> {
+    /// Reads the walk flags (the ignore flags as `cli::order::Filters`
+    /// applied them in order).
+    pub fn from_cli(cli: &mut Cli) -> anyhow::Result<WalkConfig> {
+        let filters = cli.walk_order.filters;
         Ok(WalkConfig {
             sort: sort(cli),
             type_changes: std::mem::take(&mut cli.walk_order.type_changes),
@@ -55,12 +56,12 @@ impl WalkConfig {
             one_file_system: cli.one_file_system,
             ignore_files: std::mem::take(&mut cli.ignore_file),
             ignore_file_case_insensitive: cli.ignore_file_case_insensitive,
-            no_ignore_dot: cli.no_ignore_dot || no_ignore,
-            no_ignore_exclude: cli.no_ignore_exclude || no_ignore,
+            no_ignore_dot: filters.no_ignore_dot,
+            no_ignore_exclude: filters.no_ignore_exclude,
             no_ignore_files: cli.no_ignore_files,
-            no_ignore_global: cli.no_ignore_global || no_ignore,
-            no_ignore_parent: cli.no_ignore_parent || no_ignore,
-            no_ignore_vcs: cli.no_ignore_vcs || no_ignore,
+            no_ignore_global: filters.no_ignore_global,
+            no_ignore_parent: filters.no_ignore_parent,
+            no_ignore_vcs: filters.no_ignore_vcs,
             log: if cli.trace {
                 LogLevel::Trace
             } else if cli.debug {

@@ -255,12 +255,11 @@ impl DfaSet {
             .max()
             .unwrap_or(0);
         format!(
-            "{} DFA group(s) ({} in local memory), {} states, {} table bytes (largest {})",
-            self.groups.len(),
+            "{} ({} in local memory), {}, {} (largest {max})",
+            crate::sys::count_of(self.groups.len(), "DFA group"),
             self.local_groups(),
-            states,
-            bytes,
-            max
+            crate::sys::count_of(states, "state"),
+            crate::sys::count_of(bytes, "table byte"),
         )
     }
 

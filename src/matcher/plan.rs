@@ -234,12 +234,12 @@ impl Plan {
         if let Some(r) = &self.rules {
             let i = &r.info;
             return format!(
-                "rule set of {} regexes in {} matcher(s), {} behind {} literal factor(s), \
-                 built in {:.1} ms (a rule with factors compiles where one first occurs)",
-                i.rules,
-                i.units,
+                "rule set of {} in {}, {} behind {}, built in {:.1} ms (a rule with factors \
+                 compiles where one first occurs)",
+                crate::sys::count_of(i.rules, "regex"),
+                crate::sys::count_of(i.units, "matcher"),
                 i.filtered,
-                i.factors,
+                crate::sys::count_of(i.factors, "literal factor"),
                 i.compile.as_secs_f64() * 1000.0
             );
         }

@@ -8,8 +8,7 @@ use grep_regex::RegexMatcherBuilder;
 
 use crate::cli::config::Config;
 use crate::cli::output_opts::{LineTerm, RegexEngine};
-
-pub const NO_PCRE2: &str = "PCRE2 is not available in this build of gsearch";
+use crate::cli::version::NO_PCRE2;
 
 /// What the flags ask of the regex compiler.
 #[derive(Clone, Debug)]

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use crate::engine::MatchSet;
+use crate::sys::count_of;
 
 use super::lineindex::BatchLines;
 
@@ -175,11 +176,11 @@ impl StageStats {
             ms(self.init_total)
         );
         s += &format!(
-            "opencl stream: {} bytes in {} batches ({} on CPU), {} matches, wall {:.1} ms\n",
-            self.bytes,
-            self.batches,
+            "opencl stream: {} in {} ({} on CPU), {}, wall {:.1} ms\n",
+            count_of(self.bytes, "byte"),
+            count_of(self.batches, "batch"),
             self.cpu_batches,
-            self.matches,
+            count_of(self.matches, "match"),
             ms(self.wall)
         );
         s += &format!(
@@ -196,10 +197,10 @@ impl StageStats {
         );
         if self.line_batches_device + self.line_batches_host > 0 {
             s += &format!(
-                "  line numbers: {} batches on the device ({} matching lines, {} counted \
+                "  line numbers: {} on the device ({}, {} counted \
                  without reading them back, line kernels {:.1} ms), {} on the host\n",
-                self.line_batches_device,
-                self.lines,
+                count_of(self.line_batches_device, "batch"),
+                count_of(self.lines, "matching line"),
                 self.lines_not_read,
                 ms(self.line_kernel),
                 self.line_batches_host
@@ -208,13 +209,13 @@ impl StageStats {
         if let Some(q) = &self.shared {
             s += &format!(
                 "  shared queue: claim {:.1} ms (lock wait {:.1} ms) | prepare {:.1} ms | \
-                 waiting for its turn {:.1} ms | commit {:.1} ms ({} batches, in order)\n",
+                 waiting for its turn {:.1} ms | commit {:.1} ms ({}, in order)\n",
                 ms(q.claim),
                 ms(q.lock_wait),
                 ms(q.prepare),
                 ms(q.turn_wait),
                 ms(q.commit),
-                q.commits
+                count_of(q.commits, "batch")
             );
         }
         if let Some(f) = &self.device_failure {

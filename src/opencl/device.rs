@@ -467,6 +467,38 @@ pub fn list_devices_text() -> String {
     s
 }
 
+/// One line for `--version`: the OpenCL devices gsearch sees, marking
+/// those `auto` uses. Without an OpenCL runtime it costs one failed
+/// `dlopen`.
+pub fn version_line() -> String {
+    let devs = match list_devices() {
+        Ok(d) if !d.is_empty() => d,
+        Err(DiscoveryError::NoRuntime) => {
+            return "OpenCL: no runtime (libOpenCL.so.1 not found), searches run on the CPU"
+                .to_string();
+        }
+        _ => return "OpenCL: no platform or device, searches run on the CPU".to_string(),
+    };
+    let auto = pick_all(&devs, &[DeviceSelector::Auto]).unwrap_or_default();
+    let named: Vec<String> = devs
+        .iter()
+        .map(|d| {
+            let used = if auto.contains(&d.index) {
+                ", auto"
+            } else {
+                ""
+            };
+            format!("{} {} ({}{used})", d.index, d.name, d.type_name())
+        })
+        .collect();
+    let cpu = if auto.is_empty() {
+        "; auto searches on the CPU"
+    } else {
+        ""
+    };
+    format!("OpenCL: {}{cpu}", named.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

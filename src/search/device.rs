@@ -20,6 +20,8 @@ use std::time::Instant;
 use grep_printer::Stats;
 use termcolor::Buffer;
 
+use crate::sys::count_of;
+
 use crate::cli::config::{Config, OutputMode};
 use crate::err_message;
 use crate::matcher::plan::Plan;
@@ -169,10 +171,9 @@ fn device_report(
     ];
     if let Some(d) = engine.dfa_set() {
         report.push(format!(
-            "dfa: the device decided candidate lines with {}; {} candidate lines confirmed \
-             on the CPU{}",
+            "dfa: the device decided candidate lines with {}; {} confirmed on the CPU{}",
             d.describe(),
-            fin.candidates,
+            count_of(fin.candidates, "candidate line"),
             match &fin.stats {
                 Some(s) => format!(", {} matched", s.matched_lines()),
                 None => String::new(),
@@ -185,9 +186,10 @@ fn device_report(
     }
     if fin.numbered_files + fin.counted_files > 0 {
         report.push(format!(
-            "line numbers from the device's newline counts: {} files printed with -n, {} \
-             counted with -c",
-            fin.numbered_files, fin.counted_files
+            "line numbers from the device's newline counts: {} printed with -n, {} counted \
+             with -c",
+            count_of(fin.numbered_files, "file"),
+            fin.counted_files
         ));
     }
     report
@@ -200,11 +202,11 @@ fn device_shares(engines: &[OpenClEngine], stages: &[StageStats]) -> Vec<String>
     let mut lines = Vec::new();
     for (i, (e, s)) in engines.iter().zip(stages).enumerate() {
         lines.push(format!(
-            "device {i} ({}): {} batches ({} on the CPU), {} bytes ({:.0}%), {:.1} ms",
+            "device {i} ({}): {} ({} on the CPU), {} ({:.0}%), {:.1} ms",
             e.device_name(),
-            s.batches,
+            count_of(s.batches, "batch"),
             s.cpu_batches,
-            s.bytes,
+            count_of(s.bytes, "byte"),
             s.bytes as f64 * 100.0 / total as f64,
             s.wall.as_secs_f64() * 1e3
         ));

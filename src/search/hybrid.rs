@@ -129,9 +129,9 @@ impl Shared {
         let mut report = vec![
             "engine: auto (CPU and device sharing one chunk queue)".to_string(),
             format!(
-                "chunks: {} on the CPU ({} threads), {} on the device",
+                "chunks: {} on the CPU ({}), {} on the device",
                 self.cpu_chunks.load(Ordering::Relaxed),
-                threads,
+                crate::sys::count_of(threads, "thread"),
                 self.device_chunks.load(Ordering::Relaxed)
             ),
             format!("patterns: {}", plan.describe()),

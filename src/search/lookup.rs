@@ -53,9 +53,9 @@ pub fn run(cfg: &Config) -> anyhow::Result<u8> {
     if cfg.stats {
         writeln!(
             out,
-            "\n{} matched lines\n{} keys\nengine: {}\nmethod: {}\nphases: {}\n{:0.6} seconds total",
+            "\n{} matched lines\n{}\nengine: {}\nmethod: {}\nphases: {}\n{:0.6} seconds total",
             report.lines,
-            keys.len(),
+            crate::sys::count_of(keys.len(), "key"),
             report.engine,
             report.method,
             report

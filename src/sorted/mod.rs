@@ -284,9 +284,9 @@ impl Laps {
 /// `N threads, M key chunks` for the report.
 fn chunks_of(split: Split, r: &[Ranges]) -> String {
     format!(
-        "{} threads, {} key chunks",
-        split.threads.min(r.len()).max(1),
-        r.len()
+        "{}, {}",
+        crate::sys::count_of(split.threads.min(r.len()).max(1), "thread"),
+        crate::sys::count_of(r.len(), "key chunk")
     )
 }
 

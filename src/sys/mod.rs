@@ -18,14 +18,17 @@ pub fn env_count(name: &str) -> Option<usize> {
         .filter(|&n| n > 0)
 }
 
-/// `n` and `noun`, plural unless `n` is 1 ("1 file", "2 files"): the
-/// `--stats` lines are plain English.
-pub fn count_of(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
+/// `n` and `noun`, plural unless `n` is 1 ("1 file", "2 files", "3
+/// matches", "0 regexes"): the `--stats` lines are plain English.
+pub fn count_of(n: impl std::fmt::Display, noun: &str) -> String {
+    let n = n.to_string();
+    if n == "1" {
+        return format!("1 {noun}");
     }
+    let es = ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|e| noun.ends_with(e));
+    format!("{n} {noun}{}", if es { "es" } else { "s" })
 }
 
 /// The number of cores the OS lets this process use (at least 1), asked
@@ -69,4 +72,16 @@ pub fn par_map<T: Sync, R: Send>(
     let mut all: Vec<(usize, R)> = parts.into_iter().flatten().collect();
     all.sort_unstable_by_key(|&(i, _)| i);
     all.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn count_of_plurals() {
+        assert_eq!(super::count_of(1, "batch"), "1 batch");
+        assert_eq!(super::count_of(2, "batch"), "2 batches");
+        assert_eq!(super::count_of(0u64, "regex"), "0 regexes");
+        assert_eq!(super::count_of(3, "thread"), "3 threads");
+        assert_eq!(super::count_of(1usize, "match"), "1 match");
+    }
 }

@@ -442,3 +442,48 @@ gstest!(stats_say_cpu_kept, |dir: Dir, cmd: TestCommand| {
         "{out}"
     );
 });
+
+/// Whether gsearch's `--stats` lines (from `engine:` on; ripgrep's own
+/// summary above them keeps its "1 matches") read as plain English: no
+/// "(s)", no Rust range syntax, no plural after a count of one.
+fn plain_english(out: &str) {
+    let ours = out.lines().skip_while(|l| !l.starts_with("engine:"));
+    for line in ours {
+        assert!(!line.contains("(s)") && !line.contains("..="), "{line:?}");
+        for word in ["batches", "matches", "threads", "bytes", "regexes", "lines"] {
+            let one = format!(" 1 {word}");
+            assert!(!line.contains(&one), "{line:?} in {out}");
+        }
+    }
+}
+
+// One file, one match: the engine lines say "1 batch", "1 match".
+gstest!(stats_one_of_each, |dir: Dir, cmd: TestCommand| {
+    dir.create("p.txt", "foo\n");
+    cmd.args(["--stats", "foo", "p.txt"]);
+    let out = cmd.stdout();
+    plain_english(&out);
+    if dir.engine() == crate::util::Engine::OpenCl {
+        assert!(
+            out.contains("opencl stream: 4 bytes in 1 batch (0 on CPU), 1 match, wall"),
+            "{out}"
+        );
+    }
+});
+
+gstest!(stats_rule_set, |dir: Dir, cmd: TestCommand| {
+    dir.create("p.txt", "foo1\nbar22\n");
+    cmd.args([
+        "--stats",
+        "-e",
+        "foo[0-9]",
+        "-e",
+        "bar[0-9]+",
+        "-e",
+        "b?az",
+        "p.txt",
+    ]);
+    let out = cmd.stdout();
+    plain_english(&out);
+    assert!(out.contains("patterns: rule set of 3 regexes in "), "{out}");
+});

@@ -360,6 +360,87 @@ gstest!(ignore_vcs_negation, |dir: Dir, cmd: TestCommand| {
     eqnice!("d.txt\n", cmd.stdout());
 });
 
+// Each ignore flag sets part of one state and the last one given wins:
+// --ignore turns every kind back on, --no-ignore-vcs only git's.
+gstest!(no_ignore_vcs_then_ignore, |dir: Dir, cmd: TestCommand| {
+    git_tree(&dir);
+    cmd.args(["--no-ignore-vcs", "--ignore", "--files"]);
+    eqnice!("d.txt\n", cmd.stdout());
+});
+
+gstest!(ignore_then_no_ignore_vcs, |dir: Dir, cmd: TestCommand| {
+    git_tree(&dir);
+    cmd.args(["--ignore", "--no-ignore-vcs", "--sort", "path", "--files"]);
+    eqnice!("a.txt\nb.txt\nd.txt\n", cmd.stdout());
+});
+
+gstest!(no_ignore_then_ignore_vcs, |dir: Dir, cmd: TestCommand| {
+    git_tree(&dir);
+    cmd.args(["--no-ignore", "--ignore-vcs", "--sort", "path", "--files"]);
+    eqnice!("b.txt\nc.txt\nd.txt\n", cmd.stdout());
+});
+
+gstest!(no_ignore_then_ignore_dot, |dir: Dir, cmd: TestCommand| {
+    git_tree(&dir);
+    cmd.args(["--no-ignore", "--ignore-dot", "--sort", "path", "--files"]);
+    eqnice!("a.txt\nb.txt\nd.txt\n", cmd.stdout());
+});
+
+gstest!(no_ignore_dot_then_ignore, |dir: Dir, cmd: TestCommand| {
+    git_tree(&dir);
+    cmd.args(["--no-ignore-dot", "--ignore", "--files"]);
+    eqnice!("d.txt\n", cmd.stdout());
+});
+
+gstest!(
+    unrestricted_then_ignore_vcs,
+    |dir: Dir, cmd: TestCommand| {
+        git_tree(&dir);
+        cmd.args(["-u", "--ignore-vcs", "--sort", "path", "--files"]);
+        eqnice!("b.txt\nc.txt\nd.txt\n", cmd.stdout());
+    }
+);
+
+// Each -u takes the next level, wherever it stands: -u --ignore -u
+// respects ignore files and shows hidden ones.
+gstest!(
+    unrestricted_split_by_ignore,
+    |dir: Dir, cmd: TestCommand| {
+        git_tree(&dir);
+        dir.create(".h.txt", "fox\n");
+        cmd.args([
+            "-u",
+            "--ignore",
+            "-u",
+            "--sort",
+            "path",
+            "--files",
+            "-g",
+            "!.git",
+            "-g",
+            "!.*ignore",
+        ]);
+        eqnice!(".h.txt\nd.txt\n", cmd.stdout());
+    }
+);
+
+gstest!(uu_then_ignore, |dir: Dir, cmd: TestCommand| {
+    git_tree(&dir);
+    dir.create(".h.txt", "fox\n");
+    cmd.args([
+        "-uu",
+        "--ignore",
+        "--sort",
+        "path",
+        "--files",
+        "-g",
+        "!.git",
+        "-g",
+        "!.*ignore",
+    ]);
+    eqnice!(".h.txt\nd.txt\n", cmd.stdout());
+});
+
 gstest!(no_ignore_exclude, |dir: Dir, cmd: TestCommand| {
     git_tree(&dir);
     cmd.args(["--no-ignore-exclude", "--sort", "path", "--files"]);
@@ -485,6 +566,21 @@ gstest!(no_binary_after_uuu, |dir: Dir, cmd: TestCommand| {
 gstest!(uuu_after_text, |dir: Dir, cmd: TestCommand| {
     binary_tree(&dir);
     cmd.args(["-a", "-uuu", "-c", "foo"]);
+    eqnice!("bin.dat:2\n", cmd.stdout());
+});
+
+gstest!(no_binary_before_uuu, |dir: Dir, cmd: TestCommand| {
+    binary_tree(&dir);
+    cmd.args(["--no-binary", "-uuu", "foo"]);
+    eqnice!(
+        "bin.dat: binary file matches (found \"\\0\" byte around offset 3)\n",
+        cmd.stdout()
+    );
+});
+
+gstest!(uuu_no_binary_then_text, |dir: Dir, cmd: TestCommand| {
+    binary_tree(&dir);
+    cmd.args(["-uuu", "--no-binary", "-a", "-c", "foo"]);
     eqnice!("bin.dat:2\n", cmd.stdout());
 });
 
