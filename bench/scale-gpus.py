@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Issue 22: 1, 2, 4 (and 8) GPUs of one host on one big page-cached file. For each
+device count N (`--opencl-device nvidia` repeated N times), each row runs gsearch
+`--engine opencl --stats` RUNS times (default 1, after one untimed warm-up when
+WARMUP=1) and prints the wall time, GB/s, peak RSS (wait4) and each device's share
+from --stats; ripgrep runs the literal row once. Rows: -c -F -f 100,000 words, -c -f
+a rule set (bench/rules/rules-15.txt), -c of one literal (auto).
+
+Usage: bench/scale-gpus.py FILE WORDS COUNTS   e.g. big.txt words-100000.txt 1,2,4
+Binaries: .carry/gsearch, .carry/rg."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GS, RG = os.path.join(REPO, ".carry", "gsearch"), os.path.join(REPO, ".carry", "rg")
+RUNS, WARMUP = int(os.environ.get("RUNS", "1")), os.environ.get("WARMUP", "0") == "1"
+SHARE = re.compile(r"device (\d+) \([^)]*\): (\d+) batch\w* .*?\((\d+)%\), ([\d.]+) ms")
+
+
+def run(argv):
+    with tempfile.TemporaryFile() as out:
+        t = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        _, _, use = os.wait4(p.pid, 0)
+        secs = time.perf_counter() - t
+        out.seek(0)
+        return secs, use.ru_maxrss / 1024, out.read().decode(errors="replace")
+
+
+def main():
+    path, words, counts = sys.argv[1], sys.argv[2], [int(c) for c in sys.argv[3].split(",")]
+    size = os.path.getsize(path)
+    rules = os.path.join(REPO, "bench", "rules", "rules-15.txt")
+    rows = [("-c -F -f 100,000 words", ["--engine", "opencl", "-c", "-F", "-f", words, path]),
+            ("-c -f rules-15", ["--engine", "opencl", "-c", "-f", rules, path]),
+            ("-c one literal (auto)", ["--engine", "auto", "-c", "PyErr_SetString", path])]
+    print(f"file {path}: {size / 1e9:.2f} GB, page-cached; {os.cpu_count()} cores; "
+          f"median of {RUNS} run(s){' after a warm-up' if WARMUP else ''}\n")
+    secs, rss, out = run([RG, "-c", "PyErr_SetString", path])
+    print(f"rg -c one literal: {secs:.3f} s, {size / secs / 1e9:.2f} GB/s, {rss:.0f} MiB, "
+          f"count {out.strip()}\n")
+    print("| row | GPUs | time | GB/s | peak RSS | count | speed-up vs 1 | shares (batches, %, ms) |")
+    print("|---|---:|---:|---:|---:|---|---:|---|")
+    for label, args in rows:
+        base = None
+        for n in counts:
+            argv = [GS, "--stats", "--opencl-device", ",".join(["nvidia"] * n)] + args
+            if WARMUP:
+                run(argv)
+            res = sorted((run(argv) for _ in range(RUNS)), key=lambda r: r[0])
+            secs, rss, out = res[len(res) // 2]
+            base = base or secs
+            shares = "; ".join(f"d{d}: {b}, {p}%, {ms}" for d, b, p, ms in SHARE.findall(out))
+            count = out.split("\n", 1)[0].strip()
+            print(f"| {label} | {n} | {secs:.3f} s | {size / secs / 1e9:.2f} | {rss:.0f} MiB | "
+                  f"{count} | {base / secs:.2f}x | {shares} |", flush=True)
+
+
+main()
