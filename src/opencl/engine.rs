@@ -134,6 +134,48 @@ fn literal_kind(patterns: &[Vec<u8>], opts: &EngineOptions) -> Result<KernelKind
 /// start-up times, and why it failed, if it did.
 type Started = (Option<Gpu>, InitStats, Option<String>);
 
+/// What the engines of one search share; each device adds its own.
+struct Recipe {
+    patterns: Vec<Vec<u8>>,
+    fold: bool,
+    max_len: usize,
+    dfa: Option<Arc<DfaSet>>,
+    cpu: Arc<CpuLiteralEngine>,
+    kind: KernelKind,
+}
+
+impl Recipe {
+    /// One engine per device of `infos`, from what [`start_gpus`] gave.
+    fn engines(
+        self,
+        infos: Vec<DeviceInfo>,
+        gpus: Vec<Started>,
+        opts: &EngineOptions,
+        t0: Instant,
+    ) -> Vec<OpenClEngine> {
+        let engines = infos.into_iter().zip(gpus).enumerate();
+        engines
+            .map(|(i, (info, (gpu, mut init, failure)))| {
+                init.total = t0.elapsed();
+                let engine = OpenClEngine {
+                    patterns: self.patterns.clone(),
+                    fold: self.fold,
+                    max_len: self.max_len,
+                    dfa: self.dfa.clone(),
+                    cpu: Arc::clone(&self.cpu),
+                    kind: self.kind,
+                    info,
+                    opts: opts.for_device(i),
+                    init,
+                    state: State::new(gpu),
+                    failure: Mutex::new(None),
+                };
+                engine.started(failure)
+            })
+            .collect()
+    }
+}
+
 /// Starts `start` on every device of `infos` side by side (each its own
 /// context and program), with that device's fault.
 fn start_gpus<F>(infos: &[DeviceInfo], opts: &EngineOptions, start: F) -> Vec<Started>
@@ -311,28 +353,15 @@ impl OpenClEngine {
             (cpu, gpus)
         });
         crate::sys::trace::mark("device engine ready (CPU fallback built)");
-        let cpu = Arc::new(cpu?);
-        let max_len = patterns.iter().map(Vec::len).max().unwrap_or(0);
-        let engines = infos.into_iter().zip(gpus).enumerate();
-        Ok(engines
-            .map(|(i, (info, (gpu, mut init, failure)))| {
-                init.total = t0.elapsed();
-                let engine = OpenClEngine {
-                    max_len,
-                    patterns: patterns.clone(),
-                    fold: set.fold_ascii,
-                    dfa: None,
-                    cpu: Arc::clone(&cpu),
-                    kind,
-                    info,
-                    opts: opts.for_device(i),
-                    init,
-                    state: State::new(gpu),
-                    failure: Mutex::new(None),
-                };
-                engine.started(failure)
-            })
-            .collect())
+        let recipe = Recipe {
+            max_len: patterns.iter().map(Vec::len).max().unwrap_or(0),
+            patterns,
+            fold: set.fold_ascii,
+            dfa: None,
+            cpu: Arc::new(cpu?),
+            kind,
+        };
+        Ok(recipe.engines(infos, gpus, &opts, t0))
     }
 
     /// The DFA engine for regex patterns (`dfa.cl`): the patterns'
@@ -393,27 +422,15 @@ impl OpenClEngine {
             };
             Gpu::new(info, KernelKind::Dfa, &[], false, &cfg).map(Some)
         });
-        let cpu = Arc::new(CpuLiteralEngine::dfa_lines(Arc::clone(&set)));
-        let engines = infos.into_iter().zip(gpus).enumerate();
-        Ok(engines
-            .map(|(i, (info, (gpu, mut init, failure)))| {
-                init.total = t0.elapsed();
-                let engine = OpenClEngine {
-                    patterns: Vec::new(),
-                    fold: false,
-                    max_len: 1,
-                    cpu: Arc::clone(&cpu),
-                    dfa: Some(Arc::clone(&set)),
-                    kind: KernelKind::Dfa,
-                    info,
-                    opts: opts.for_device(i),
-                    init,
-                    state: State::new(gpu),
-                    failure: Mutex::new(None),
-                };
-                engine.started(failure)
-            })
-            .collect())
+        let recipe = Recipe {
+            patterns: Vec::new(),
+            fold: false,
+            max_len: 1,
+            cpu: Arc::new(CpuLiteralEngine::dfa_lines(Arc::clone(&set))),
+            dfa: Some(set),
+            kind: KernelKind::Dfa,
+        };
+        Ok(recipe.engines(infos, gpus, &opts, t0))
     }
 
     /// The DFA groups, for a DFA engine.

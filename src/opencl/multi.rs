@@ -131,6 +131,21 @@ struct Reorder<R, C> {
 }
 
 impl<R, C: FnMut(R) -> bool> Reorder<R, C> {
+    /// Nothing put yet; `commit` takes the batches in order.
+    fn new(commit: C) -> Self {
+        Reorder {
+            order: Mutex::new(Order {
+                next: 0,
+                ready: BTreeMap::new(),
+                held: 0,
+                draining: false,
+            }),
+            room: Condvar::new(),
+            commit: Mutex::new(commit),
+            stopped: AtomicBool::new(false),
+        }
+    }
+
     /// Puts batch `seq`, commits what is next, and waits while the buffer
     /// holds more than its bound (the batch before is elsewhere). Returns
     /// false once the search stopped.
@@ -230,17 +245,7 @@ impl OpenClEngine {
             src: Mutex::new((src, 0)),
             sound: AtomicUsize::new(engines.len()),
         };
-        let reorder = Reorder {
-            order: Mutex::new(Order {
-                next: 0,
-                ready: BTreeMap::new(),
-                held: 0,
-                draining: false,
-            }),
-            room: Condvar::new(),
-            commit: Mutex::new(move |r| commit(r, &[])),
-            stopped: AtomicBool::new(false),
-        };
+        let reorder = Reorder::new(move |r| commit(r, &[]));
         std::thread::scope(|s| {
             let (queue, reorder) = (&queue, &reorder);
             let handles: Vec<_> = engines
@@ -301,17 +306,7 @@ mod tests {
     use super::*;
 
     fn reorder<C: FnMut(u64) -> bool>(commit: C) -> Reorder<u64, C> {
-        Reorder {
-            order: Mutex::new(Order {
-                next: 0,
-                ready: BTreeMap::new(),
-                held: 0,
-                draining: false,
-            }),
-            room: Condvar::new(),
-            commit: Mutex::new(commit),
-            stopped: AtomicBool::new(false),
-        }
+        Reorder::new(commit)
     }
 
     #[test]

@@ -19,43 +19,10 @@ use grep_matcher::Matcher;
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
 use crate::pipeline::lines::{line_end, line_is_match};
-use crate::sys::guard::GuardedMap;
+use crate::sys::guard::{GuardedMap, Releaser};
 
 /// Bytes of the file handled per round (bounds the output held in memory).
 const WINDOW: usize = 256 << 20;
-/// How far a thread reads past pages before releasing them.
-const RELEASE_STEP: usize = 32 << 20;
-
-/// Releases the pages of a map (see [`GuardedMap::release`]) behind a
-/// reader that moves forward, every [`RELEASE_STEP`] bytes.
-struct Releaser<'a> {
-    map: Option<&'a GuardedMap>,
-    from: usize,
-}
-
-impl<'a> Releaser<'a> {
-    fn new(map: Option<&'a GuardedMap>, from: usize) -> Releaser<'a> {
-        Releaser { map, from }
-    }
-
-    /// Everything before `upto` has been read.
-    fn passed(&mut self, upto: usize) {
-        if let Some(m) = self.map
-            && upto > self.from + RELEASE_STEP
-        {
-            m.release(self.from..upto);
-            self.from = upto;
-        }
-    }
-
-    /// Done: releases the rest up to `upto`.
-    fn finish(self, upto: usize) {
-        if let Some(m) = self.map {
-            m.release(self.from..upto.max(self.from));
-        }
-    }
-}
-
 /// Whether the output asked for is the plain numbered form handled here.
 pub fn eligible(cfg: &Config) -> bool {
     plain_standard(cfg) && cfg.line_number && cfg.before == 0 && cfg.after == 0
@@ -638,7 +605,7 @@ struct Tally {
 
 /// Counts the distinct (confirmed) lines holding `offsets` and, with
 /// `matches`, their matches; releases the pages passed every
-/// [`RELEASE_STEP`] bytes when `text` is mapped.
+/// [`RELEASE_STEP`](crate::sys::guard::RELEASE_STEP) bytes when `text` is mapped.
 fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
     let data = text.data;
     let confirm = text.confirmer();

@@ -18,6 +18,7 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 use grep_searcher::Searcher;
 use termcolor::WriteColor;
@@ -31,7 +32,7 @@ use crate::output::printer::{Input, Printer, SearchResult};
 use crate::pipeline::lines::{matching_lines, numbered_matching_lines};
 use crate::pipeline::readahead::ReadAhead;
 use crate::pipeline::segments;
-use crate::sys::guard::GuardedMap;
+use crate::sys::guard::{GuardedMap, RELEASE_STEP, Releaser};
 use crate::walk::Haystack;
 
 /// Files from this size up are split across threads.
@@ -183,7 +184,7 @@ fn count<W: Write>(
     // No order to keep: segments as big as a release step (each release
     // is an madvise whose TLB shootdown reaches every core: at 256 KiB a
     // step, 16 cores counted 8.7 GB at 5 GB/s instead of 45).
-    let size = crate::sys::env_count("GSEARCH_SEGMENT").unwrap_or(crate::pipeline::lines::PIECE);
+    let size = crate::sys::env_count("GSEARCH_SEGMENT").unwrap_or(RELEASE_STEP);
     let ahead = ReadAhead::cold(map);
     let parts = segments::each(data, crate::sys::cores(), size, |seg| {
         if let Some(a) = &ahead {
@@ -211,26 +212,6 @@ fn count<W: Write>(
     Some(wtr.write_all(&out).map(|()| result))
 }
 
-/// How far the pages of finished segments were released: in steps of
-/// [`PIECE`](crate::pipeline::lines::PIECE), not per segment (each release
-/// is an madvise whose TLB shootdown reaches every core).
-#[derive(Default)]
-struct Released(std::sync::Mutex<usize>);
-
-impl Released {
-    /// Segments up to `end` are finished (they finish in file order).
-    fn step(&self, map: &GuardedMap, end: usize) {
-        let mut done = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if end >= *done + crate::pipeline::lines::PIECE {
-            map.release(*done..end);
-            *done = end;
-        }
-    }
-}
-
 /// Why [`numbered`] stopped early.
 enum Stop {
     /// Writing failed (a closed pipe, most often).
@@ -252,7 +233,7 @@ fn numbered<W: Write>(
     let threads = crate::sys::cores();
     let matcher = plan.line_matcher();
     let prefix = plain::path_prefix(cfg, path);
-    let released = Released::default();
+    let released = Mutex::new(Releaser::new(Some(map), 0));
     let order = segments::Order {
         threads,
         ahead: 2 * threads + 2,
@@ -275,7 +256,13 @@ fn numbered<W: Write>(
             let (a, b, found) = found?;
             let mut out = Vec::new();
             plain::write_numbered(&data[a..b], &found, &prefix, before + 1, &mut out);
-            released.step(map, b);
+            // Segments finish in file order, give or take the threads
+            // finishing side by side: releases in steps (each is an madvise
+            // whose TLB shootdown reaches every core), not per segment.
+            released
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .passed(b);
             Some(out)
         },
     };

@@ -340,6 +340,39 @@ impl Drop for GuardedMap {
     }
 }
 
+/// How far a thread reads past pages before releasing them.
+pub const RELEASE_STEP: usize = 32 << 20;
+
+/// Releases the pages of a map (see [`GuardedMap::release`]) behind a
+/// reader that moves forward, every [`RELEASE_STEP`] bytes.
+pub struct Releaser<'a> {
+    map: Option<&'a GuardedMap>,
+    from: usize,
+}
+
+impl<'a> Releaser<'a> {
+    pub fn new(map: Option<&'a GuardedMap>, from: usize) -> Releaser<'a> {
+        Releaser { map, from }
+    }
+
+    /// Everything before `upto` has been read.
+    pub fn passed(&mut self, upto: usize) {
+        if let Some(m) = self.map
+            && upto > self.from + RELEASE_STEP
+        {
+            m.release(self.from..upto);
+            self.from = upto;
+        }
+    }
+
+    /// Done: releases the rest up to `upto`.
+    pub fn finish(self, upto: usize) {
+        if let Some(m) = self.map {
+            m.release(self.from..upto.max(self.from));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
