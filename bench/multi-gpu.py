@@ -30,36 +30,12 @@ import re
 import statistics
 import subprocess
 import sys
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CARRY = os.path.join(REPO, ".carry")
 sys.dont_write_bytecode = True
-
-
-def run_rss(argv, timeout):
-    """One run: wall seconds (None when stopped), peak RSS in MiB, stdout+stderr."""
-    start = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         stdin=subprocess.DEVNULL)
-    os.set_blocking(p.stdout.fileno(), False)
-    chunks = []
-    while True:
-        try:
-            data = p.stdout.read()
-            if data:
-                chunks.append(data)
-        except BlockingIOError:
-            pass
-        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            chunks.append(p.stdout.read() or b"")
-            return time.perf_counter() - start, usage.ru_maxrss / 1024, b"".join(chunks)
-        if time.perf_counter() - start > timeout:
-            p.kill()
-            os.wait4(p.pid, 0)
-            return None, 0.0, b"".join(chunks)
-        time.sleep(0.002)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc import run_rss  # noqa: E402
 
 
 def auto_devices(gs):

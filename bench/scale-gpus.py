@@ -10,10 +10,11 @@ Usage: bench/scale-gpus.py FILE WORDS COUNTS   e.g. big.txt words-100000.txt 1,2
 Binaries: .carry/gsearch, .carry/rg."""
 import os
 import re
-import subprocess
 import sys
-import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from proc import run_rss  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GS, RG = os.path.join(REPO, ".carry", "gsearch"), os.path.join(REPO, ".carry", "rg")
@@ -22,13 +23,9 @@ SHARE = re.compile(r"device (\d+) \([^)]*\): (\d+) batch\w* .*?\((\d+)%\), ([\d.
 
 
 def run(argv):
-    with tempfile.TemporaryFile() as out:
-        t = time.perf_counter()
-        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        _, _, use = os.wait4(p.pid, 0)
-        secs = time.perf_counter() - t
-        out.seek(0)
-        return secs, use.ru_maxrss / 1024, out.read().decode(errors="replace")
+    """(seconds, peak RSS MiB, output as text)."""
+    secs, rss, out = run_rss(argv)
+    return secs, rss, out.decode(errors="replace")
 
 
 def main():
