@@ -24,6 +24,8 @@
 //                                     then runs the batch again, bigger)
 //  10  local ushort        *ltab      max local entries
 //  11  local uchar         *lcls      256
+//  12  uint                 span      bytes a work-item may step past its
+//                                     segment's end to finish its last line
 //
 // Table entry t[s + class(b)]: the next state's premultiplied index (state
 // x classes), its top bit (0x8000 in u16, 0x80000000 in u32) set when that
@@ -32,8 +34,12 @@
 // after each '\n'), runs each from its start state byte by byte until a
 // match flag (records the line start, skips to the next line) or the '\n'
 // ending it (fed to the DFA, which flags a match ending just before it),
-// past the segment end when the line goes on. The end of the text counts as
-// a '\n'. The line starting at 0 and an unterminated last line are always
+// past the segment end when the line goes on, but at most `span` bytes past
+// it: a line still undecided there is recorded as a candidate (the CPU
+// decides it), so one very long line never keeps a single work-item, and
+// with it the whole launch, stepping through megabytes alone. After a hit
+// the rest of the line is skipped only up to the segment end (no later line
+// of this segment starts before it). The end of the text counts as a '\n'. The line starting at 0 and an unterminated last line are always
 // recorded: a batch may be a chunk of a bigger file, cut inside a line.
 // A line is recorded at most once per group (the host sorts and dedupes
 // the groups' results).
@@ -73,6 +79,10 @@ inline uchar text_at(global const uchar *text, uint i, uint *cw, uint4 *cv)
         uint s = start;                                                       \
         uint hit = 0;                                                         \
         for (;;) {                                                            \
+            if (p >= lim) {                                                   \
+                hit = 1;                                                      \
+                break;                                                        \
+            }                                                                 \
             uchar b = p < n ? TEXT_AT(p) : (uchar)'\n';                       \
             uint x = T[s + cls[b]];                                           \
             if (x & FLAG) {                                                   \
@@ -84,7 +94,7 @@ inline uchar text_at(global const uchar *text, uint i, uint *cw, uint4 *cv)
             s = x;                                                            \
             p++;                                                              \
         }                                                                     \
-        while (p < n && TEXT_AT(p) != '\n')                                   \
+        while (p < e && TEXT_AT(p) != '\n')                                   \
             p++;                                                              \
         if (p >= n && (n == 0 || TEXT_AT(n - 1) != '\n'))                     \
             hit = 1;                                                          \
@@ -100,7 +110,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 dfa_lines(global const uchar *text, uint n, uint seg, global const uint4 *groups,
           global const uchar *classes, global const ushort *t16,
           global const uint *t32, global uint *out, uint cap,
-          global uint *count, local ushort *ltab, local uchar *lcls)
+          global uint *count, local ushort *ltab, local uchar *lcls,
+          uint span)
 {
     uint g = get_global_id(1);
     uint4 d = groups[g];
@@ -121,6 +132,9 @@ dfa_lines(global const uchar *text, uint n, uint seg, global const uint4 *groups
     if (s0 >= n || seg == 0)
         return;
     uint e = s0 + seg < n ? s0 + seg : n;
+    // Where an undecided line is given up (the text's end counts as a
+    // '\n' at n, which the walk must still reach).
+    uint lim = n - e > span ? e + span : n + 1;
     if (gi == 0 && g == 0) {
         // Offset 0 may continue a line of the previous chunk.
         uint k = atomic_inc(count);

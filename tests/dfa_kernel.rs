@@ -238,10 +238,21 @@ fn faults_lose_nothing() {
 
 /// The command line with `--engine opencl` answers as `--engine cpu`.
 fn gsearch(engine: &str, args: &[&str], dir: &std::path::Path) -> Vec<u8> {
+    gsearch_env(engine, args, dir, &[])
+}
+
+/// [`gsearch`] with more environment variables.
+fn gsearch_env(
+    engine: &str,
+    args: &[&str],
+    dir: &std::path::Path,
+    env: &[(&str, &str)],
+) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_gsearch"))
         .current_dir(dir)
         .env("GSEARCH_ENGINE", engine)
         .env("GSEARCH_BATCH_BYTES", "256")
+        .envs(env.iter().copied())
         .args(args)
         .output()
         .expect("run gsearch");
@@ -267,6 +278,68 @@ proptest! {
             let cpu = gsearch("cpu", &args, dir.path());
             let dev = gsearch("opencl", &args, dir.path());
             prop_assert_eq!(String::from_utf8_lossy(&dev), String::from_utf8_lossy(&cpu));
+        }
+    }
+}
+
+/// Lines far longer than a work-item's segment and its span
+/// (`GSEARCH_DFA_SEG=16`, `GSEARCH_DFA_SPAN=8`): the kernel gives such a
+/// line up as a candidate and the CPU decides it, so the answers are the
+/// CPU engine's, with matches early, late and nowhere in long lines, and
+/// a long unterminated last line.
+#[test]
+fn long_lines_past_the_span() {
+    if !have_device() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut hay = Vec::new();
+    for (i, len) in [3usize, 40, 300, 17, 1000, 64, 999, 2, 500]
+        .iter()
+        .enumerate()
+    {
+        let mut line = lcg_text(*len, i as u64 + 7);
+        line.retain(|&b| b != b'\n');
+        let key = b"key=ABCDEFGHIJ";
+        match i % 3 {
+            0 => line.splice(0..0, key.iter().copied()).for_each(drop),
+            1 => line.extend_from_slice(key),
+            _ => {}
+        }
+        hay.extend_from_slice(&line);
+        hay.push(b'\n');
+    }
+    hay.extend_from_slice(
+        &lcg_text(700, 99)
+            .into_iter()
+            .filter(|&b| b != b'\n')
+            .collect::<Vec<_>>(),
+    );
+    hay.extend_from_slice(b"key=ABCDEFGHIJ");
+    std::fs::write(dir.path().join("t.txt"), &hay).unwrap();
+    let env = [
+        ("GSEARCH_DFA_SEG", "16"),
+        ("GSEARCH_DFA_SPAN", "8"),
+        ("GSEARCH_BATCH_BYTES", "65536"),
+    ];
+    // Pattern sets without literal factors: the DFA kernel runs them.
+    for pats in [["[A-J]{10}", r"^\d\d"], [r"[a-j]{3}\s[0-9]{3}", r"^\d"]] {
+        let stats = gsearch_env(
+            "opencl",
+            &["--stats", "-c", "-e", pats[0], "-e", pats[1], "t.txt"],
+            dir.path(),
+            &env,
+        );
+        assert!(String::from_utf8_lossy(&stats).contains("kernel: dfa"));
+        for flag in ["-n", "-c", "-o"] {
+            let args = ["-a", flag, "-e", pats[0], "-e", pats[1], "t.txt"];
+            let cpu = gsearch("cpu", &args, dir.path());
+            let dev = gsearch_env("opencl", &args, dir.path(), &env);
+            assert_eq!(
+                String::from_utf8_lossy(&dev),
+                String::from_utf8_lossy(&cpu),
+                "{pats:?} {flag}"
+            );
         }
     }
 }
