@@ -177,6 +177,24 @@ fn check(extra: &[(&str, &str)]) {
         &["-n", "zzz_absent"],
     ];
     same_as_cpu(&cases, path, &auto_env(extra));
+    // A rule set: the devices run its DFA tables on their chunks and the
+    // exact matcher confirms their candidate lines.
+    let mut rules = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(
+        &mut rules,
+        b"n[e]+dle\\b\n\\bbeta\\s+gam\n(?i)\xc3\xa9\\s\\w+\n^x$\n[A-Z]{4,}\n",
+    )
+    .unwrap();
+    let r = rules.path().to_str().unwrap();
+    let rule_cases: [&[&str]; 6] = [
+        &["-n", "-f", r],
+        &["-c", "-f", r],
+        &["-o", "-b", "-f", r],
+        &["-C1", "-f", r],
+        &["--count-matches", "-f", r],
+        &["-v", "-c", "-f", r],
+    ];
+    same_as_cpu(&rule_cases, path, &auto_env(extra));
 }
 
 /// `-c` on a file read in chunks is counted while the chunks stream by:

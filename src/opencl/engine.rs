@@ -376,13 +376,17 @@ impl OpenClEngine {
 
     /// [`OpenClEngine::new_dfa`] on every device the list `sels` picks, as
     /// [`OpenClEngine::open_all`] does for literals (the tables are built
-    /// once, for the smallest local memory among them).
+    /// once, for the smallest local memory among them), with batches of at
+    /// least `min_batch` bytes.
     pub fn open_all_dfa(
         sels: &[DeviceSelector],
         spec: &DfaSpec,
+        min_batch: usize,
     ) -> Result<Vec<OpenClEngine>, EngineError> {
         let infos = select_all(sels).map_err(|e| EngineError::Device(e.to_string()))?;
-        Self::dfa_engines(infos, spec, EngineOptions::from_env())
+        let mut opts = EngineOptions::from_env();
+        opts.batch_bytes = opts.batch_bytes.max(min_batch);
+        Self::dfa_engines(infos, spec, opts)
     }
 
     /// [`OpenClEngine::new_dfa`] with explicit options (`kernel` is

@@ -66,23 +66,14 @@ pub fn engines(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Op
 
 /// The DFA engine for a regex plan, as [`engine`] decides for literals.
 fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
-    // `-w` regexes stay on the CPU: ripgrep's word look-arounds with
-    // patterns that can match empty pick lines by where the search of the
-    // whole buffer started, which confirming candidate lines one by one
-    // cannot reproduce (tests/dfa_kernel.rs found such lines).
-    if cfg.patterns.is_empty() || cfg.boundary == Boundary::Word {
+    let Some(spec) = dfa_spec(cfg) else {
         return Ok(None);
-    }
-    let spec = DfaSpec {
-        patterns: cfg.patterns.clone(),
-        fixed_strings: cfg.fixed_strings,
-        case_insensitive: is_case_insensitive(cfg),
     };
     match cfg.engine {
         EngineArg::Cpu => Ok(None),
         EngineArg::Opencl => {
             let sels = selectors(cfg, DeviceSelector::Explicit);
-            match OpenClEngine::open_all_dfa(&sels, &spec) {
+            match OpenClEngine::open_all_dfa(&sels, &spec, 0) {
                 Ok(e) => Ok(Some(e)),
                 // Too big a DFA (or a pattern the parser refuses, which
                 // the exact matcher then reports): the CPU engine.
@@ -96,13 +87,30 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
             }
             let sels = selectors(cfg, DeviceSelector::Auto);
             Ok(
-                unless_named(cfg, OpenClEngine::open_all_dfa(&sels, &spec)).filter(|e| {
+                unless_named(cfg, OpenClEngine::open_all_dfa(&sels, &spec, 0)).filter(|e| {
                     e[0].dfa_set()
                         .is_some_and(|d| d.groups.len() <= AUTO_MAX_DFA_GROUPS)
                 }),
             )
         }
     }
+}
+
+/// What the DFA kernel is to run for the regex patterns of `cfg`, or
+/// `None` when they stay on the CPU. `-w` regexes stay there: ripgrep's
+/// word look-arounds with patterns that can match empty pick lines by
+/// where the search of the whole buffer started, which confirming
+/// candidate lines one by one cannot reproduce (tests/dfa_kernel.rs found
+/// such lines).
+pub fn dfa_spec(cfg: &Config) -> Option<DfaSpec> {
+    if cfg.patterns.is_empty() || cfg.boundary == Boundary::Word {
+        return None;
+    }
+    Some(DfaSpec {
+        patterns: cfg.patterns.clone(),
+        fixed_strings: cfg.fixed_strings,
+        case_insensitive: is_case_insensitive(cfg),
+    })
 }
 
 /// `auto` runs regexes on the device only for one or two patterns: a set

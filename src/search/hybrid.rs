@@ -22,7 +22,8 @@ use grep_matcher::Matcher;
 use termcolor::WriteColor;
 
 use crate::cli::config::Config;
-use crate::engine::{LiteralSet, MatchSet};
+use crate::engine::dfa_table::DfaSpec;
+use crate::engine::{EngineError, LiteralSet, MatchSet};
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::{binary_detection, searcher};
@@ -44,15 +45,18 @@ fn chunk() -> usize {
     *C.get_or_init(|| crate::sys::env_count("GSEARCH_HYBRID_CHUNK").unwrap_or(CHUNK_DEFAULT))
 }
 
-/// Whether this search suits the hybrid path.
+/// Whether this search suits the hybrid path: a small literal set, or
+/// regexes (a rule set included) the DFA kernel can run.
 pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
-    literals
+    let work = match literals {
         // A big literal set is the device's work: its CPU chunks are slow
         // and come back as every occurrence, while the device engine alone
         // returns distinct numbered lines (H100, 8 GB: 100,000 words 6.4 s
         // here vs 3.0 s on the device engine; 1,000 words 1.02 vs 0.96 s).
-        .is_some_and(|s| s.patterns.len() < crate::engine::hashed::HASHED_MIN_PATTERNS)
-        && cfg.paths.len() == 1
+        Some(s) => s.patterns.len() < crate::engine::hashed::HASHED_MIN_PATTERNS,
+        None => crate::search::choose::dfa_spec(cfg).is_some(),
+    };
+    work && cfg.paths.len() == 1
         && !cfg.needs_cpu_searcher()
         && !cfg.quiet
         // `--verify` checks the device's answers file by file (`search::device`).
@@ -79,7 +83,7 @@ struct Shared {
     nul: AtomicBool,
     cpu_chunks: AtomicUsize,
     device_chunks: AtomicUsize,
-    /// Set when the device thread starts OpenCL (past [`device_pays`]).
+    /// Set when the device thread is started (past [`device_pays`]).
     device_starting: AtomicBool,
     /// When the device started taking chunks.
     device_ready: OnceLock<Instant>,
@@ -200,6 +204,23 @@ impl Shared {
         left as f64 * per_chunk < cpu_chunk.as_secs_f64()
     }
 
+    /// Whether the device, at the pace it has shown so far, searches more
+    /// chunks a second than the `yielders` CPU workers that would make room
+    /// for its feeder's copies, each taking `cpu_chunk` per chunk. A slow
+    /// device (a rule set of a thousand regexes: 0.45 GB/s on an H100
+    /// against 1.3 GB/s on its 16 cores) then keeps every core searching.
+    fn device_worth_cores(&self, cpu_chunk: std::time::Duration, yielders: usize) -> bool {
+        let Some(t0) = self.device_ready.get() else {
+            return false;
+        };
+        let done = self.device_chunks.load(Ordering::Relaxed);
+        if done < 2 {
+            return false;
+        }
+        let device_rate = done as f64 / t0.elapsed().as_secs_f64();
+        device_rate * cpu_chunk.as_secs_f64() > yielders as f64
+    }
+
     fn note(&self, line: String) {
         if let Ok(mut n) = self.device_note.lock() {
             n.push(line);
@@ -220,41 +241,48 @@ fn device_startup() -> std::time::Duration {
     std::time::Duration::from_millis(ms)
 }
 
+/// Bytes of the file's start on which the cost model times the CPU.
+const PROBE_BYTES: usize = 1 << 20;
+
+/// The CPU's pace on this search, measured: seconds per byte for one core
+/// running the plan's line matcher over a copy of the file's first MiB
+/// (whole lines; copied first, so a file not yet in the page cache times
+/// the matcher, not the disk). About 0.2 ms for a literal, 5 ms for a rule
+/// set of 15 regexes.
+fn cpu_pace(data: &[u8], plan: &Plan) -> f64 {
+    let n = data.len().min(PROBE_BYTES);
+    let end = memchr::memrchr(b'\n', &data[..n]).map_or(n, |k| k + 1);
+    let sample = data[..end].to_vec();
+    let t = Instant::now();
+    let hits = crate::pipeline::lines::matching_line_starts(&sample, &plan.line_matcher());
+    std::hint::black_box(hits);
+    t.elapsed().as_secs_f64() / sample.len().max(1) as f64
+}
+
 /// The cost model of `auto` on one big file: whether starting the device
-/// can pay. Waits until each of the `threads` CPU workers has answered a
-/// chunk, then projects the CPU's time for the chunks still unclaimed at
-/// the pace shown. The device is started only if that is more than twice
-/// its start-up: otherwise the CPU is done before the device could take a
-/// share worth the cores its start-up and its staging copies take (on the
-/// H200 machine, `-c` of one literal over 8.7 GB: CPU 0.21 s alone, 0.25 s
-/// with the device starting beside it). `Err` says why not.
-fn device_pays(shared: &Shared, threads: usize) -> Result<(), String> {
+/// can pay. The CPU's time for the whole file on `threads` cores is
+/// projected from its measured pace ([`cpu_pace`]); the device is started
+/// only if that is more than twice its start-up: otherwise the CPU is done
+/// before the device could take a share worth the cores its start-up and
+/// its staging copies take (on the H200 machine, `-c` of one literal over
+/// 8.7 GB: CPU 0.21 s alone, 0.25 s with the device starting beside it).
+/// Measuring on a sample rather than on the first chunks lets a device
+/// that pays start at once (a rule set's first chunks take the CPU 0.2 s).
+/// `Err` says why not.
+fn device_pays(size: usize, pace: f64, threads: usize) -> Result<(), String> {
     let startup = device_startup();
     if startup.is_zero() {
         return Ok(());
     }
-    let t0 = Instant::now();
-    let total = shared.slots.len();
-    loop {
-        let claimed = shared.next.load(Ordering::Relaxed).min(total);
-        let done = shared.done.load(Ordering::Acquire);
-        if claimed >= total {
-            return Err("the CPU claimed every chunk first".into());
-        }
-        if done >= threads.min(total) {
-            let projected = t0.elapsed().mul_f64((total - claimed) as f64 / done as f64);
-            if projected > 2 * startup {
-                return Ok(());
-            }
-            return Err(format!(
-                "the CPU's pace leaves {:.0} ms of work, less than twice the device's \
-                 {:.0} ms start-up",
-                projected.as_secs_f64() * 1e3,
-                startup.as_secs_f64() * 1e3
-            ));
-        }
-        std::thread::sleep(std::time::Duration::from_micros(500));
+    let projected = std::time::Duration::from_secs_f64(size as f64 * pace / threads as f64);
+    if projected > 2 * startup {
+        return Ok(());
     }
+    Err(format!(
+        "the CPU's pace leaves {:.0} ms of work, less than twice the device's {:.0} ms start-up",
+        projected.as_secs_f64() * 1e3,
+        startup.as_secs_f64() * 1e3
+    ))
 }
 
 /// Set when a search returned while its device thread was still starting
@@ -279,8 +307,14 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     };
     let ahead = ReadAhead::cold_file(&file, map.len());
     let shared = Arc::new(Shared::new(map.len(), ahead));
-    let device = spawn_device(cfg, plan, &file, &shared);
     let threads = crate::sys::cores();
+    let device = match device_pays(map.len(), cpu_pace(&map, plan), threads) {
+        Ok(()) => spawn_device(cfg, plan, &file, &shared),
+        Err(why) => {
+            shared.note(format!("device: not started ({why})"));
+            None
+        }
+    };
     cpu_workers(&shared, &file, &map, plan, threads);
     settle_device(device, &shared);
     answer_unanswered(&shared, &map, plan);
@@ -307,6 +341,37 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     Ok(result.has_match)
 }
 
+/// What the devices search for: the plan's literal set (occurrences), or
+/// the DFA tables of its regexes (candidate lines; every answer is then
+/// confirmed by the exact matcher, as `Plan::exact_lines` is false for
+/// regexes).
+enum DeviceWork {
+    Literals(LiteralSet),
+    Dfa(DfaSpec),
+}
+
+impl DeviceWork {
+    fn of(cfg: &Config, plan: &Plan) -> Option<DeviceWork> {
+        match &plan.literals {
+            Some(set) => Some(DeviceWork::Literals(set.clone())),
+            None => crate::search::choose::dfa_spec(cfg).map(DeviceWork::Dfa),
+        }
+    }
+
+    /// One engine per device, with batches that hold a chunk and its
+    /// overlap (a DFA batch needs none: the kernel always reports the line
+    /// a batch ends inside).
+    fn open(&self, sels: &[DeviceSelector]) -> Result<Vec<OpenClEngine>, EngineError> {
+        match self {
+            DeviceWork::Literals(set) => {
+                let longest = set.patterns.iter().map(Vec::len).max().unwrap_or(0);
+                OpenClEngine::open_all(sels, set, chunk() + longest)
+            }
+            DeviceWork::Dfa(spec) => OpenClEngine::open_all_dfa(sels, spec, chunk()),
+        }
+    }
+}
+
 /// Starts the device thread (not scoped; see [`Shared`]).
 fn spawn_device(
     cfg: &Config,
@@ -314,38 +379,45 @@ fn spawn_device(
     file: &Arc<File>,
     shared: &Arc<Shared>,
 ) -> Option<std::thread::JoinHandle<()>> {
-    let set = plan.literals.clone().expect("suits() checked");
+    let work = DeviceWork::of(cfg, plan)?;
+    shared.device_starting.store(true, Ordering::Release);
     let (shared, file, sels) = (Arc::clone(shared), Arc::clone(file), selectors(cfg));
     std::thread::Builder::new()
         .name("gsearch-device".into())
-        .spawn(move || device_thread(&sels, &set, &file, &shared))
+        .spawn(move || device_thread(&sels, &work, &file, &shared))
         .ok()
 }
 
 /// Every core takes chunks until none are left, or until the device is up
-/// and this worker's core is wanted by the feeder's copies, or until the
-/// device would finish the rest sooner.
+/// and this worker's core is worth more to the feeder's copies, or until
+/// the device would finish the rest sooner.
 fn cpu_workers(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, threads: usize) {
     // Once the device runs, its feeder copies chunks into staging
     // buffers with `fill_threads` threads; that many CPU workers step
-    // back so the copies are not starved of cores.
+    // back so the copies are not starved of cores, if the device searches
+    // more than they would (`Shared::device_worth_cores`).
     let keep = threads
         .saturating_sub(crate::pipeline::fill::fill_threads())
         .max(1);
+    let yielders = threads - keep;
     std::thread::scope(|s| {
         for w in 0..threads {
-            s.spawn(move || cpu_worker(shared, file, map, plan, w >= keep));
+            let yields = if w >= keep { yielders } else { 0 };
+            s.spawn(move || cpu_worker(shared, file, map, plan, yields));
         }
     });
 }
 
-/// One CPU worker's loop (see [`cpu_workers`]).
-fn cpu_worker(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, yields: bool) {
+/// One CPU worker's loop (see [`cpu_workers`]); `yields`: how many workers
+/// step back with this one when the device is worth their cores (0: this
+/// one never does).
+fn cpu_worker(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, yields: usize) {
     let data: &[u8] = map;
     let mut took = None;
     loop {
-        let device_up = shared.device_chunks.load(Ordering::Relaxed) > 0;
-        if (device_up && yields) || took.is_some_and(|t| shared.device_outpaces(t)) {
+        let step_back =
+            |t| (yields > 0 && shared.device_worth_cores(t, yields)) || shared.device_outpaces(t);
+        if took.is_some_and(step_back) {
             break;
         }
         let Some(i) = shared.claim() else {
@@ -432,20 +504,13 @@ fn print_lines<W: WriteColor>(
     printer.search(&mut srch, m, path, Input::Slice(data))
 }
 
-/// The devices' side: start OpenCL on every device `--opencl-device` lists
-/// (`auto`: every GPU and accelerator), when [`device_pays`] says it can
-/// pay, then each device takes chunks from the shared counter on its own
+/// The devices' side (started when [`device_pays`] says it can pay): start
+/// OpenCL on every device `--opencl-device` lists (`auto`: every GPU and
+/// accelerator), then each device takes chunks from the shared counter on its own
 /// thread until none are left.
-fn device_thread(sels: &[DeviceSelector], set: &LiteralSet, file: &File, shared: &Shared) {
-    if let Err(why) = device_pays(shared, crate::sys::cores()) {
-        shared.note(format!("device: not started ({why})"));
-        return;
-    }
-    shared.device_starting.store(true, Ordering::Release);
+fn device_thread(sels: &[DeviceSelector], work: &DeviceWork, file: &File, shared: &Shared) {
     let t = Instant::now();
-    // Each chunk with its overlap must fit one batch.
-    let longest = set.patterns.iter().map(Vec::len).max().unwrap_or(0);
-    let engines = match OpenClEngine::open_all(sels, set, chunk() + longest) {
+    let engines = match work.open(sels) {
         Ok(e) => e,
         Err(e) => {
             let named = |s: &DeviceSelector| !matches!(s, DeviceSelector::Auto);
@@ -457,6 +522,12 @@ fn device_thread(sels: &[DeviceSelector], set: &LiteralSet, file: &File, shared:
         }
     };
     let ready = t.elapsed();
+    if let Some(d) = engines[0].dfa_set() {
+        shared.note(format!(
+            "dfa: the device decides candidate lines with {}",
+            d.describe()
+        ));
+    }
     let _ = shared.device_ready.set(Instant::now());
     let several = engines.len() > 1;
     std::thread::scope(|s| {
