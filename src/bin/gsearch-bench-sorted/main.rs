@@ -332,22 +332,24 @@ impl Table<'_> {
             Row::new("Eytzinger layout build (on device)", t, layout_ok)
                 .seed(SEED_EYTZINGER_BUILD_US),
         );
-        let label = "Eytzinger search (keys in Eytzinger order, as the seed)";
-        let row = self.search(
-            label,
-            Method::Eytzinger,
-            (&eyt, &bufs.eyt_keys),
-            &data.want_eyt,
-        )?;
-        self.rows.push(row.seed(SEED_EYTZINGER_US));
-        let label = "Eytzinger search (sorted keys)";
-        let row = self.search(
-            label,
-            Method::Eytzinger,
-            (&eyt, &bufs.hay),
-            &data.want_sorted,
-        )?;
-        self.rows.push(row);
+        // The Eytzinger array searched for both key batches.
+        for (label, keys, want, seed_us) in [
+            (
+                "Eytzinger search (keys in Eytzinger order, as the seed)",
+                &bufs.eyt_keys,
+                &data.want_eyt,
+                Some(SEED_EYTZINGER_US),
+            ),
+            (
+                "Eytzinger search (sorted keys)",
+                &bufs.hay,
+                &data.want_sorted,
+                None,
+            ),
+        ] {
+            let row = self.search(label, Method::Eytzinger, (&eyt, keys), want)?;
+            self.rows.push(Row { seed_us, ..row });
+        }
         Ok(())
     }
 
@@ -355,34 +357,28 @@ impl Table<'_> {
     fn blocked_rows(&mut self, data: &Data, bufs: &Bufs) {
         let sorted = (&bufs.hay, &bufs.hay);
         let eyt_order = (&bufs.hay, &bufs.eyt_keys);
-        for (label, m, eyt) in [
+        // Per method, its label on the sorted keys and on the keys in
+        // Eytzinger order; the sorted keys' rows first.
+        let methods = [
             (
+                Method::Blocked,
                 "blocked: bounds + local-memory search, 2 launches (sorted keys)",
-                Method::Blocked,
-                false,
-            ),
-            (
-                "blocked, 1 launch, cooperative bounds (sorted keys)",
-                Method::BlockedFused,
-                false,
-            ),
-            (
                 "blocked, 2 launches (keys in Eytzinger order: unsorted, fallback)",
-                Method::Blocked,
-                true,
             ),
             (
-                "blocked, 1 launch (keys in Eytzinger order: unsorted, fallback)",
                 Method::BlockedFused,
-                true,
+                "blocked, 1 launch, cooperative bounds (sorted keys)",
+                "blocked, 1 launch (keys in Eytzinger order: unsorted, fallback)",
             ),
-        ] {
-            let (keys, want) = if eyt {
-                (eyt_order, &data.want_eyt)
-            } else {
-                (sorted, &data.want_sorted)
-            };
-            self.try_search(label, None, m, keys, want);
+        ];
+        for eyt in [false, true] {
+            for (m, sorted_label, eyt_label) in methods {
+                if eyt {
+                    self.try_search(eyt_label, None, m, eyt_order, &data.want_eyt);
+                } else {
+                    self.try_search(sorted_label, None, m, sorted, &data.want_sorted);
+                }
+            }
         }
     }
 
