@@ -38,21 +38,21 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
             }
         }
     }
-    b.max_depth(cfg.max_depth)
-        .follow_links(cfg.follow)
+    b.max_depth(w.max_depth)
+        .follow_links(w.follow)
         .max_filesize(w.max_filesize)
         .threads(cfg.threads)
         .same_file_system(w.one_file_system)
         .skip_stdout(true)
         .overrides(overrides(cfg)?)
         .types(types(cfg)?)
-        .hidden(!cfg.hidden)
+        .hidden(!w.hidden)
         .parents(!w.no_ignore_parent)
         .ignore(!w.no_ignore_dot)
         .git_global(!w.no_ignore_vcs && !w.no_ignore_global)
         .git_ignore(!w.no_ignore_vcs)
         .git_exclude(!w.no_ignore_vcs && !w.no_ignore_exclude)
-        .require_git(!cfg.no_require_git)
+        .require_git(!w.no_require_git)
         .ignore_case_insensitive(w.ignore_file_case_insensitive);
     if !w.no_ignore_dot {
         b.add_custom_ignore_filename(".rgignore");
@@ -85,12 +85,12 @@ pub fn presorted(cfg: &Config) -> anyhow::Result<Option<Vec<Haystack>>> {
 /// `--iglob` globs, always case-insensitive.
 fn overrides(cfg: &Config) -> anyhow::Result<ignore::overrides::Override> {
     let w = &cfg.walk;
-    if cfg.globs.is_empty() && w.iglobs.is_empty() {
+    if w.globs.is_empty() && w.iglobs.is_empty() {
         return Ok(ignore::overrides::Override::empty());
     }
     let mut b = OverrideBuilder::new(std::env::current_dir()?);
     b.case_insensitive(w.glob_case_insensitive)?;
-    for g in &cfg.globs {
+    for g in &w.globs {
         b.add(g)?;
     }
     b.case_insensitive(true)?;

@@ -2,7 +2,10 @@
 //! `src/` stand in one order and a module imports only from its own folder and
 //! the folders before it; inside a folder, files import each other without
 //! circles. These tests read the sources (code outside `#[cfg(test)]` modules
-//! and comments) and fail with the offending imports.
+//! and comments) and fail with the offending imports. The last tests hold every
+//! function of `src/` (the benchmark binaries included) to 100 lines, and
+//! ARCHITECTURE.md and the man page to the code: every file of `src/` in the
+//! module map, every `GSEARCH_*` variable the code names in both tables.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -23,26 +26,29 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).unwrap() {
         let p = entry.unwrap().path();
         if p.is_dir() {
-            if p.file_name().is_some_and(|n| n != "bin") {
-                rust_files(&p, out);
-            }
+            rust_files(&p, out);
         } else if p.extension().is_some_and(|e| e == "rs") {
             out.push(p);
         }
     }
 }
 
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
 /// The library's modules, each with its code: comments and the unit-test
 /// module (which may reach anywhere) removed.
 fn modules() -> Vec<Module> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = src();
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     files
         .iter()
         .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n != "main.rs" && n != "lib.rs")
+            !p.starts_with(src.join("bin"))
+                && p.file_name()
+                    .is_some_and(|n| n != "main.rs" && n != "lib.rs")
         })
         .map(|p| {
             let rel = p.strip_prefix(&src).unwrap().with_extension("");
@@ -58,8 +64,12 @@ fn modules() -> Vec<Module> {
         .collect()
 }
 
-/// The text before `#[cfg(test)]`, with line comments dropped.
+/// The text before `#[cfg(test)]`, with line comments dropped (nothing of a
+/// file that is all tests, `#![cfg(test)]`).
 fn code_only(text: &str) -> String {
+    if text.contains("#![cfg(test)]") {
+        return String::new();
+    }
     let code = text.split("#[cfg(test)]").next().unwrap_or("");
     code.lines()
         .map(|l| l.split("//").next().unwrap_or(""))
@@ -193,5 +203,155 @@ fn no_import_circles() {
     assert!(
         circles.is_empty(),
         "modules on an import circle: {circles:?}"
+    );
+}
+
+/// The longest a function may be, in lines from `fn` to its closing brace.
+const MAX_FN_LINES: usize = 100;
+
+/// The name of the function that `line` begins (`fn`, with any visibility,
+/// `const`, `unsafe` or `extern` before it), and its indentation.
+fn fn_start(line: &str) -> Option<(&str, &str)> {
+    let code = line.trim_start();
+    let indent = &line[..line.len() - code.len()];
+    let mut words = code.split_whitespace().peekable();
+    let qualifier = |w: &&str| {
+        w.starts_with("pub") || ["const", "async", "unsafe", "extern", "\"C\""].contains(w)
+    };
+    while words.next_if(qualifier).is_some() {}
+    let rest = words.next().filter(|&w| w == "fn").and(words.next())?;
+    let name = rest.split(['(', '<']).next().filter(|n| !n.is_empty())?;
+    Some((indent, name))
+}
+
+/// Every function of `text` (rustfmt's layout: the body ends at the first
+/// line that is the opening line's indentation and `}`) as (name, first
+/// line, lines). Declarations without a body are skipped.
+fn function_lengths(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some((indent, name)) = fn_start(line) else {
+            continue;
+        };
+        let close = format!("{indent}}}");
+        for (j, l) in lines.iter().enumerate().skip(i) {
+            let opened = lines[i..=j].iter().any(|l| l.contains('{'));
+            if !opened && l.trim_end().ends_with(';') {
+                break;
+            }
+            if (j == i && opened && l.trim_end().ends_with('}')) || *l == close {
+                out.push((name.to_string(), i + 1, j - i + 1));
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn function_lengths_are_measured() {
+    let text = "fn a() {}\npub(crate) unsafe fn b<T>(\n    x: T,\n) {\n    x;\n}\n    fn c();\n";
+    let got = function_lengths(text);
+    assert_eq!(got, [("a".into(), 1, 1), ("b".into(), 2, 5)]);
+}
+
+#[test]
+fn no_function_over_100_lines() {
+    let src = src();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut long = Vec::new();
+    for p in &files {
+        let text = fs::read_to_string(p).unwrap();
+        // Unit-test modules may hold long tables of cases.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (name, line, n) in function_lengths(code) {
+            if n > MAX_FN_LINES {
+                let rel = p.strip_prefix(&src).unwrap().display();
+                long.push(format!("src/{rel}:{line} {name}: {n} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FN_LINES} lines:\n{}",
+        long.join("\n")
+    );
+}
+
+fn read(rel: &str) -> String {
+    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+/// The text of ARCHITECTURE.md from the heading `from` to the next `## `.
+fn section(doc: &str, from: &str) -> String {
+    let start = doc.find(from).unwrap_or_else(|| panic!("no {from:?}"));
+    let rest = &doc[start + from.len()..];
+    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+}
+
+#[test]
+fn the_module_map_names_every_file() {
+    let src = src();
+    let map = section(&read("ARCHITECTURE.md"), "## Modules");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut missing = BTreeSet::new();
+    for p in files {
+        let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        // A benchmark binary's folder stands for its files.
+        let name = match rel.strip_prefix("bin/").map(|r| r.split_once('/')) {
+            Some(Some((dir, _))) => format!("bin/{dir}/"),
+            _ => rel,
+        };
+        if !map.contains(&format!("`{name}`")) {
+            missing.insert(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "files missing from ARCHITECTURE.md's module map: {missing:?}"
+    );
+}
+
+/// Every `GSEARCH_*` name in the text of the files under `dir`.
+fn variables(dir: &Path, out: &mut BTreeSet<String>) {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    for p in files {
+        let text = fs::read_to_string(&p).unwrap();
+        for (i, _) in text.match_indices("GSEARCH_") {
+            let name: String = text[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            if !name.ends_with('_') {
+                out.insert(name);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_variable_is_documented() {
+    let mut names = BTreeSet::new();
+    variables(&src(), &mut names);
+    variables(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
+        &mut names,
+    );
+    let table = section(&read("ARCHITECTURE.md"), "## Environment variables");
+    let man = read("man/gsearch.1");
+    let man = &man[man.find(".SH ENVIRONMENT").expect("no ENVIRONMENT section")..];
+    // The man page escapes `_` nowhere but may hyphenate nothing: plain names.
+    let missing: Vec<String> = names
+        .iter()
+        .filter(|n| !table.contains(&format!("`{n}`")) || !man.contains(n.as_str()))
+        .cloned()
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "variables missing from ARCHITECTURE.md's table or the man page: {missing:?}"
     );
 }

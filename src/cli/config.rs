@@ -95,14 +95,6 @@ pub struct Config {
     pub implicit_path: bool,
     pub is_one_file: bool,
     pub is_terminal_stdout: bool,
-    pub hidden: bool,
-    pub no_ignore: bool,
-    pub no_require_git: bool,
-    pub globs: Vec<String>,
-    pub types: Vec<String>,
-    pub types_not: Vec<String>,
-    pub follow: bool,
-    pub max_depth: Option<usize>,
     pub engine: EngineArg,
     pub opencl_device: Option<String>,
     pub verify: bool,
@@ -129,7 +121,7 @@ impl Config {
         let (paths, implicit_path, is_one_file) = take_paths(&mut cli, stdin_consumed)?;
         let is_terminal_stdout = std::io::stdout().is_terminal();
         let mode = final_mode(&cli);
-        let (no_ignore, hidden, binary) = unrestricted(&cli);
+        let binary = binary_mode(&cli);
         let walk = WalkConfig::from_cli(&mut cli)?;
         let heading = if cli.heading {
             !cli.vimgrep
@@ -194,14 +186,6 @@ impl Config {
             implicit_path,
             is_one_file,
             is_terminal_stdout,
-            hidden,
-            no_ignore,
-            no_require_git: cli.no_require_git,
-            globs: cli.glob,
-            types: cli.type_,
-            types_not: cli.type_not,
-            follow: cli.follow,
-            max_depth: cli.max_depth,
             engine: match cli.engine {
                 Some(e @ (EngineArg::Cpu | EngineArg::Opencl)) => e,
                 _ => EngineArg::Auto,
@@ -288,54 +272,48 @@ fn threads(cli: &Cli, one_thread: bool) -> usize {
     }
 }
 
+/// The value paired with the first flag set in `flags`, else `none`.
+fn first_given<T: Copy>(flags: &[(bool, T)], none: T) -> T {
+    flags.iter().find(|(set, _)| *set).map_or(none, |&(_, v)| v)
+}
+
 /// `-i` / `-S` / neither (the last given wins, by clap's overrides).
 fn case_mode(cli: &Cli) -> CaseMode {
-    if cli.ignore_case {
-        CaseMode::Insensitive
-    } else if cli.smart_case {
-        CaseMode::Smart
-    } else {
-        CaseMode::Sensitive
-    }
+    let flags = [
+        (cli.ignore_case, CaseMode::Insensitive),
+        (cli.smart_case, CaseMode::Smart),
+    ];
+    first_given(&flags, CaseMode::Sensitive)
 }
 
 /// `-w` / `-x` / neither.
 fn boundary(cli: &Cli) -> Boundary {
-    if cli.word_regexp {
-        Boundary::Word
-    } else if cli.line_regexp {
-        Boundary::Line
-    } else {
-        Boundary::None
-    }
+    let flags = [
+        (cli.word_regexp, Boundary::Word),
+        (cli.line_regexp, Boundary::Line),
+    ];
+    first_given(&flags, Boundary::None)
 }
 
 fn output_mode(cli: &Cli) -> OutputMode {
-    if cli.json {
-        OutputMode::Json
-    } else if cli.count {
-        OutputMode::Count
-    } else if cli.count_matches {
-        OutputMode::CountMatches
-    } else if cli.files_with_matches {
-        OutputMode::FilesWithMatches
-    } else if cli.files_without_match {
-        OutputMode::FilesWithoutMatch
-    } else {
-        OutputMode::Standard
-    }
+    let flags = [
+        (cli.json, OutputMode::Json),
+        (cli.count, OutputMode::Count),
+        (cli.count_matches, OutputMode::CountMatches),
+        (cli.files_with_matches, OutputMode::FilesWithMatches),
+        (cli.files_without_match, OutputMode::FilesWithoutMatch),
+    ];
+    first_given(&flags, OutputMode::Standard)
 }
 
-/// `--no-ignore` (or `-u`) as the flags left it, `--hidden` and the
-/// binary mode, from the flags applied in order (`cli::order::Filters`).
-fn unrestricted(cli: &Cli) -> (bool, bool, BinaryMode) {
-    let filters = &cli.walk_order.filters;
-    let binary = match filters.binary {
+/// The binary mode, from the flags applied in order (`-u`, `--binary`,
+/// `-a`: `cli::order::Filters`).
+fn binary_mode(cli: &Cli) -> BinaryMode {
+    match cli.walk_order.filters.binary {
         BinaryFlag::Auto => BinaryMode::Auto,
         BinaryFlag::SearchAndSuppress => BinaryMode::SearchAndSuppress,
         BinaryFlag::AsText => BinaryMode::AsText,
-    };
-    (filters.no_ignore(), filters.hidden, binary)
+    }
 }
 
 /// `-A`/`-B` win over `-C` whatever their order, as in ripgrep.

@@ -214,6 +214,40 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "33554432 (32 MiB; 4 MiB for a rule set)",
     ),
     var(
+        "GSEARCH_DEVICE_STARTUP_MS",
+        Tests,
+        "The device start-up in milliseconds that auto's cost model assumes on one big \
+         file: the device starts only when the CPU's measured pace leaves more than twice \
+         this to do. Tests set 0 to start it at once.",
+        "400",
+    ),
+    var(
+        "GSEARCH_DFA_SEG",
+        Tuning,
+        "Bytes of text per work-item of the DFA kernel (regexes on the device).",
+        "1024",
+    ),
+    var(
+        "GSEARCH_DFA_LOCAL_BYTES",
+        Tests,
+        "Local memory in bytes the DFA tables of one group may use; 0 puts every table in \
+         global memory.",
+        "the device's local memory, at most 64 KiB",
+    ),
+    var(
+        "GSEARCH_DFA_GROUP_BYTES",
+        Tuning,
+        "Bytes one DFA group's table may take; past the local memory the group lives in \
+         global memory (fewer, bigger groups, slower to build).",
+        "the local memory's size",
+    ),
+    var(
+        "GSEARCH_DFA_THREADS",
+        Tuning,
+        "Threads that build the DFA tables of a regex search on the device.",
+        "every core",
+    ),
+    var(
         "GSEARCH_HYBRID_READ",
         Tuning,
         "pread makes those CPU threads read their chunks into a small buffer instead of \
@@ -277,6 +311,13 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "this build of gsearch",
     ),
     var(
+        "GSEARCH_TEST_RG",
+        Harness,
+        "A ripgrep binary the big-file command-line tests also run, to compare its output \
+         with gsearch's.",
+        "no comparison",
+    ),
+    var(
         "GSEARCH_DIFF_CASES",
         Harness,
         "Cases of the long differential test (cargo test --test reliability -- --ignored).",
@@ -291,19 +332,22 @@ pub const ENVIRONMENT: &[EnvVar] = &[
     var(
         "GSEARCH_BENCH_SIZE",
         Harness,
-        "Text size of gsearch-bench-kernels (1G, 64M, 512K or bytes).",
-        "1G",
+        "Text size of gsearch-bench-kernels, gsearch-bench-many and gsearch-bench-dfa \
+         (1G, 64M, 512K or bytes; --size).",
+        "1G; 256M for gsearch-bench-dfa",
     ),
     var(
         "GSEARCH_BENCH_RUNS",
         Harness,
-        "Runs per measurement of gsearch-bench-kernels and gsearch-bench-sorted.",
-        "5 and 10",
+        "Runs per measurement of gsearch-bench-kernels, gsearch-bench-many, \
+         gsearch-bench-dfa and gsearch-bench-sorted (--runs).",
+        "5; 10 for gsearch-bench-sorted",
     ),
     var(
         "GSEARCH_BENCH_WG",
         Harness,
-        "Work-group size cap of gsearch-bench-kernels.",
+        "Work-group size cap of gsearch-bench-kernels, gsearch-bench-many and \
+         gsearch-bench-dfa (--wg).",
         "256, lowered to what the device allows",
     ),
     var(

@@ -166,15 +166,6 @@ impl Filters {
         self.no_ignore_parent = off;
         self.no_ignore_vcs = off;
     }
-
-    /// Whether every kind of ignore file is off (`--no-ignore`, `-u`).
-    pub fn no_ignore(&self) -> bool {
-        self.no_ignore_dot
-            && self.no_ignore_exclude
-            && self.no_ignore_global
-            && self.no_ignore_parent
-            && self.no_ignore_vcs
-    }
 }
 
 impl WalkOrder {

@@ -25,6 +25,13 @@ pub enum LogLevel {
 /// Walk settings decided from the flags.
 #[derive(Clone, Debug)]
 pub struct WalkConfig {
+    /// `--hidden` (or `-uu`), as the flags applied in order left it.
+    pub hidden: bool,
+    pub no_require_git: bool,
+    /// `-g` globs.
+    pub globs: Vec<String>,
+    pub follow: bool,
+    pub max_depth: Option<usize>,
     pub sort: Option<Sort>,
     pub type_changes: Vec<TypeChange>,
     pub iglobs: Vec<String>,
@@ -48,6 +55,11 @@ impl WalkConfig {
     pub fn from_cli(cli: &mut Cli) -> anyhow::Result<WalkConfig> {
         let filters = cli.walk_order.filters;
         Ok(WalkConfig {
+            hidden: filters.hidden,
+            no_require_git: cli.no_require_git,
+            globs: std::mem::take(&mut cli.glob),
+            follow: cli.follow,
+            max_depth: cli.max_depth,
             sort: sort(cli),
             type_changes: std::mem::take(&mut cli.walk_order.type_changes),
             iglobs: std::mem::take(&mut cli.iglob),

@@ -991,16 +991,7 @@ mod tests {
     fn ranked(listed: &[Vec<u8>], fold: bool) -> HashedLiterals {
         let set = LiteralSet::new(listed.to_vec(), fold);
         let mut h = HashedLiterals::new(&set).unwrap();
-        let lowered: Vec<Vec<u8>> = listed
-            .iter()
-            .map(|p| {
-                if fold {
-                    p.to_ascii_lowercase()
-                } else {
-                    p.clone()
-                }
-            })
-            .collect();
+        let lowered: Vec<Vec<u8>> = listed.iter().map(|p| LiteralSet::folded(p, fold)).collect();
         assert!(
             h.rank(
                 lowered
@@ -1055,16 +1046,29 @@ mod tests {
         ]
     }
 
+    /// A case: `count` patterns of `len` bytes (none holding a newline,
+    /// at least one), a haystack of up to `hay` bytes, and folding or not.
+    fn case(
+        len: std::ops::Range<usize>,
+        count: std::ops::Range<usize>,
+        hay: usize,
+    ) -> impl Strategy<Value = (Vec<Vec<u8>>, Vec<u8>, bool)> {
+        let pats = proptest::collection::vec(proptest::collection::vec(byte(), len), count)
+            .prop_map(|pats| pats.into_iter().filter(|p| !p.contains(&b'\n')).collect())
+            .prop_filter("no pattern left", |pats: &Vec<Vec<u8>>| !pats.is_empty());
+        (
+            pats,
+            proptest::collection::vec(byte(), 0..hay),
+            any::<bool>(),
+        )
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(400))]
         #[test]
         fn equals_the_naive_reference(
-            pats in proptest::collection::vec(proptest::collection::vec(byte(), 1..9), 1..60),
-            hay in proptest::collection::vec(byte(), 0..600),
-            fold in any::<bool>(),
+            (pats, hay, fold) in case(1..9, 1..60, 600),
         ) {
-            let pats: Vec<Vec<u8>> = pats.into_iter().filter(|p| !p.contains(&b'\n')).collect();
-            prop_assume!(!pats.is_empty());
             let set = LiteralSet::new(pats, fold);
             let h = HashedLiterals::new(&set).unwrap();
             prop_assert_eq!(found(&h, &hay), naive(&set, &hay));
@@ -1074,12 +1078,8 @@ mod tests {
         /// (strides 2 to 8, grams of 4 to 8 bytes).
         #[test]
         fn sampled_equals_the_naive_reference(
-            pats in proptest::collection::vec(proptest::collection::vec(byte(), 5..20), 1..60),
-            hay in proptest::collection::vec(byte(), 0..700),
-            fold in any::<bool>(),
+            (pats, hay, fold) in case(5..20, 1..60, 700),
         ) {
-            let pats: Vec<Vec<u8>> = pats.into_iter().filter(|p| !p.contains(&b'\n')).collect();
-            prop_assume!(!pats.is_empty());
             let (set, mut h, hay) = planted(pats, hay, fold);
             let want = naive(&set, &hay);
             for simd in [false, true] {
@@ -1092,12 +1092,8 @@ mod tests {
         /// filter has the classes 6, 7 and 8.
         #[test]
         fn prefix_filter_equals_the_naive_reference(
-            pats in proptest::collection::vec(proptest::collection::vec(byte(), 6..11), 1..40),
-            hay in proptest::collection::vec(byte(), 0..500),
-            fold in any::<bool>(),
+            (pats, hay, fold) in case(6..11, 1..40, 500),
         ) {
-            let pats: Vec<Vec<u8>> = pats.into_iter().filter(|p| !p.contains(&b'\n')).collect();
-            prop_assume!(!pats.is_empty());
             let (set, h, hay) = planted(pats, hay, fold);
             prop_assert_eq!(h.prefixes.is_some(), set.min_len() < 8);
             prop_assert_eq!(found(&h, &hay), naive(&set, &hay));
@@ -1105,12 +1101,8 @@ mod tests {
 
         #[test]
         fn leftmost_first_equals_the_naive_reference(
-            pats in proptest::collection::vec(proptest::collection::vec(byte(), 1..7), 1..40),
-            hay in proptest::collection::vec(byte(), 0..400),
-            fold in any::<bool>(),
+            (listed, hay, fold) in case(1..7, 1..40, 400),
         ) {
-            let listed: Vec<Vec<u8>> = pats.into_iter().filter(|p| !p.contains(&b'\n')).collect();
-            prop_assume!(!listed.is_empty());
             let h = ranked(&listed, fold);
             prop_assert_eq!(matches(&h, &hay), naive_leftmost_first(&listed, fold, &hay));
         }

@@ -95,20 +95,24 @@ pub struct LiteralSet {
 impl LiteralSet {
     /// Builds a set, lower-casing ASCII letters when `fold_ascii` is set and
     /// dropping duplicates (they cannot change which lines match).
-    pub fn new(patterns: Vec<Vec<u8>>, fold_ascii: bool) -> LiteralSet {
-        let mut patterns: Vec<Vec<u8>> = if fold_ascii {
-            patterns
-                .into_iter()
-                .map(|p| p.to_ascii_lowercase())
-                .collect()
-        } else {
-            patterns
-        };
+    pub fn new(mut patterns: Vec<Vec<u8>>, fold_ascii: bool) -> LiteralSet {
+        if fold_ascii {
+            patterns.iter_mut().for_each(|p| p.make_ascii_lowercase());
+        }
         patterns.sort();
         patterns.dedup();
         LiteralSet {
             patterns,
             fold_ascii,
+        }
+    }
+
+    /// `p` as a set folding ASCII (`fold_ascii`) or not stores it.
+    pub fn folded(p: &[u8], fold_ascii: bool) -> Vec<u8> {
+        if fold_ascii {
+            p.to_ascii_lowercase()
+        } else {
+            p.to_vec()
         }
     }
 

@@ -12,3 +12,5 @@ pub mod rules;
 #[cfg(test)]
 mod rules_props;
 pub mod searcher;
+#[cfg(test)]
+pub(crate) mod testing;

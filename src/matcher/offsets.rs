@@ -129,10 +129,7 @@ mod tests {
     use grep_searcher::{Searcher, sinks::UTF8};
 
     fn lines(text: &[u8], offsets: &[u64], pat: &str) -> Vec<(u64, String)> {
-        let m = grep_regex::RegexMatcherBuilder::new()
-            .line_terminator(Some(b'\n'))
-            .build(pat)
-            .unwrap();
+        let m = crate::matcher::testing::line_matcher(pat);
         let om = OffsetMatcher::new(&m, text, offsets);
         let mut out = Vec::new();
         Searcher::new()

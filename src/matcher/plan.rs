@@ -761,10 +761,7 @@ mod tests {
     fn deferred_regex_is_waited_for_where_used() {
         use grep_matcher::Matcher;
         let dir = tempfile::tempdir().unwrap();
-        let words: Vec<String> = (0..300).map(|i| format!("w{i}x")).collect();
-        let list = dir.path().join("words");
-        std::fs::write(&list, words.join("\n")).unwrap();
-        let list = list.to_str().unwrap();
+        let list = &crate::matcher::testing::word_list(dir.path(), "w", 300);
         let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-F", "-f", list, "f"]);
         let cfg = Config::from_cli(cli).unwrap();
         let plan = Plan::start(&cfg).finish().unwrap();

@@ -4,11 +4,14 @@
 //! single alternation of the same patterns does: the same lines, the same
 //! matches (`-o`, colors, `--count-matches`) and the same captures.
 
-use grep_matcher::{Captures, LineMatchKind, Matcher};
+#![cfg(test)]
+
+use grep_matcher::{Captures, Matcher};
 use proptest::prelude::*;
 
 use crate::cli::config::Config;
 use crate::matcher::plan::{Plan, joined_regex};
+use crate::pipeline::lines::matching_line_starts;
 
 fn atom() -> impl Strategy<Value = String> {
     let fixed = [
@@ -79,30 +82,6 @@ fn matches<M: Matcher<Error = grep_matcher::NoError>>(
     out
 }
 
-/// The starts of the lines `m` selects, searching the whole text as the
-/// line searcher does.
-fn lines<M: Matcher<Error = grep_matcher::NoError>>(m: &M, text: &[u8]) -> Vec<usize> {
-    let (mut out, mut p) = (Vec::new(), 0);
-    while p < text.len() {
-        let Ok(Some(k)) = m.find_candidate_line(&text[p..]) else {
-            break;
-        };
-        let (at, sure) = match k {
-            LineMatchKind::Confirmed(i) => (p + i, true),
-            LineMatchKind::Candidate(i) => (p + i, false),
-        };
-        let start = memchr::memrchr(b'\n', &text[..at])
-            .map_or(0, |k| k + 1)
-            .max(p);
-        let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |k| at + k + 1);
-        if sure || m.is_match(&text[start..end]).unwrap() {
-            out.push(start);
-        }
-        p = end;
-    }
-    out
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
@@ -120,7 +99,10 @@ proptest! {
         prop_assert_eq!(set.capture_count(), joined.capture_count());
         prop_assert_eq!(set.capture_index("n"), joined.capture_index("n"));
         let text = text.as_bytes();
-        prop_assert_eq!(lines(&set, text), lines(&joined, text));
+        prop_assert_eq!(
+            matching_line_starts(text, &set),
+            matching_line_starts(text, &joined)
+        );
         for line in text.split(|&b| b == b'\n') {
             prop_assert_eq!(set.is_match(line).unwrap(), joined.is_match(line).unwrap());
             prop_assert_eq!(matches(&set, line), matches(&joined, line), "{:?}", String::from_utf8_lossy(line));

@@ -26,7 +26,7 @@ use crate::engine::dfa_table::{BUILDER_VERSION, DfaLimits, DfaSet, DfaSpec};
 
 use super::cache::{Hash128, ProgramCache};
 
-use super::host::{Arg, enqueue_2d, set_args, upload};
+use super::host::{Arg, MatchOut, enqueue_2d, set_args, upload};
 
 pub const DFA_SRC: &str = include_str!("../../kernels/dfa.cl");
 
@@ -160,17 +160,16 @@ impl DfaArgs {
 /// # Safety
 /// `kernel` must be `dfa_lines` built with `-D WG=wg`; the buffers must
 /// outlive the launch.
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn launch(
     q: &CommandQueue,
     kernel: &Kernel,
     a: &DfaArgs,
     wg: usize,
-    text: &Buffer<u8>,
-    n: u32,
-    (out, cap, count): (&Buffer<u32>, u32, &Buffer<u32>),
+    (text, n): (&Buffer<u8>, u32),
+    o: &MatchOut<'_>,
     wait: &[cl_event],
 ) -> Result<Event, ClError> {
+    let [out, cap, count] = o.args();
     let args = [
         Arg::from(text),
         Arg::U32(n),
@@ -179,9 +178,9 @@ pub unsafe fn launch(
         Arg::from(&a.classes),
         Arg::from(&a.t16),
         Arg::from(&a.t32),
-        Arg::from(out),
-        Arg::U32(cap),
-        Arg::from(count),
+        out,
+        cap,
+        count,
         Arg::Local(a.local_entries * 2),
         Arg::Local(256),
         Arg::U32(a.span),

@@ -26,7 +26,7 @@ use super::device::DeviceInfo;
 use super::error::cl;
 use super::fault::{Fault, FaultKind};
 use super::host::{alloc, make_queue, prev_pow2, shared_context, span, upload, upload_padded};
-use super::kernels::{self, Geometry, KernelKind, MatchOut, PAD, PatternArgs};
+use super::kernels::{self, Geometry, KernelKind, MatchOut, Output, PAD, PatternArgs};
 use super::lineindex::{self, BatchLines, Ends, LineBufs, LineEvents, LineProgram};
 use super::program;
 
@@ -417,14 +417,14 @@ impl Gpu {
             cap: s.out_cap as u32,
             count: &s.count,
         };
-        let kernel = kernels::launch_match(
+        let kernel = kernels::launch(
             &self.exec_q,
             &self.kernel,
             &self.args,
             self.geo,
             &s.text,
             n as u32,
-            &out,
+            Output::Matches(&out),
             &[write.get()],
         )
         .map_err(cl("enqueueing the kernel"))?;
@@ -650,14 +650,14 @@ impl Gpu {
             count: &s.count,
         };
         let (q, text) = (&self.exec_q, &s.text);
-        kernels::launch_match(
-            q,
+        kernels::launch(
+            &self.exec_q,
             &self.kernel,
             &self.args,
             self.geo,
             text,
             f.n as u32,
-            &out,
+            Output::Matches(&out),
             &[],
         )
         .map_err(cl("enqueueing the kernel"))?;
@@ -671,6 +671,20 @@ impl Gpu {
         read_now(q, &s.out, 0, &mut v, &[], "reading the results")?;
         st.kernel += t.elapsed();
         Ok(Some(v))
+    }
+
+    /// Enqueues this engine's kernel (`k`: the count-mode one for counts)
+    /// over `text[..n]` on the execution queue after `wait` (`None`:
+    /// nothing to search).
+    fn launch(
+        &self,
+        k: &Kernel,
+        (text, n): (&Buffer<u8>, u32),
+        output: Output<'_>,
+        wait: &[cl_event],
+    ) -> Result<Option<Event>, String> {
+        kernels::launch(&self.exec_q, k, &self.args, self.geo, text, n, output, wait)
+            .map_err(cl("enqueueing the kernel"))
     }
 
     /// A device copy of `data` followed by `PAD` newlines.
@@ -698,17 +712,12 @@ impl Gpu {
             cap: cap as u32,
             count: &count,
         };
-        kernels::launch_match(
-            &self.exec_q,
+        self.launch(
             &self.kernel,
-            &self.args,
-            self.geo,
-            &text,
-            data.len() as u32,
-            &o,
+            (&text, data.len() as u32),
+            Output::Matches(&o),
             &[],
-        )
-        .map_err(cl("enqueueing the kernel"))?;
+        )?;
         let mut c = [0u32; 1];
         let mut v = vec![0u32; cap];
         read_now(&self.exec_q, &count, 0, &mut c, &[], "reading the count")?;
@@ -724,17 +733,7 @@ impl Gpu {
         };
         let text = self.padded_text(data)?;
         let counts = self.zeroed_u32(npat)?;
-        kernels::launch_count(
-            &self.exec_q,
-            k,
-            &self.args,
-            self.geo,
-            &text,
-            data.len() as u32,
-            &counts,
-            &[],
-        )
-        .map_err(cl("enqueueing the kernel"))?;
+        self.launch(k, (&text, data.len() as u32), Output::Counts(&counts), &[])?;
         let mut out = vec![0u32; npat];
         read_now(
             &self.exec_q,
@@ -774,21 +773,12 @@ impl Gpu {
                 .enqueue_write_buffer(count, CL_BLOCKING, 0, &ZERO, &[])
                 .map_err(cl("resetting the counter"))?;
         }
-        let ev = kernels::launch_match(
-            &self.exec_q,
-            &self.kernel,
-            &self.args,
-            self.geo,
-            text,
-            n as u32,
-            &MatchOut {
-                out,
-                cap: cap as u32,
-                count,
-            },
-            &[],
-        )
-        .map_err(cl("enqueueing the kernel"))?;
+        let o = MatchOut {
+            out,
+            cap: cap as u32,
+            count,
+        };
+        let ev = self.launch(&self.kernel, (text, n as u32), Output::Matches(&o), &[])?;
         let mut c = [0u32; 1];
         read_now(&self.exec_q, count, 0, &mut c, &[], "reading the count")?;
         Ok((ev.as_ref().map(span).unwrap_or_default(), c[0] as u64))
@@ -812,17 +802,7 @@ impl Gpu {
                 .enqueue_write_buffer(counts, CL_BLOCKING, 0, &zeros, &[])
                 .map_err(cl("resetting the counters"))?;
         }
-        let ev = kernels::launch_count(
-            &self.exec_q,
-            k,
-            &self.args,
-            self.geo,
-            text,
-            n as u32,
-            counts,
-            &[],
-        )
-        .map_err(cl("enqueueing the kernel"))?;
+        let ev = self.launch(k, (text, n as u32), Output::Counts(counts), &[])?;
         let mut c = vec![0u32; npat];
         read_now(&self.exec_q, counts, 0, &mut c, &[], "reading the counts")?;
         Ok((

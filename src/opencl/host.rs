@@ -126,6 +126,27 @@ pub(crate) enum Arg {
     Local(usize),
 }
 
+/// Where a match-mode launch writes, the last arguments but local memory
+/// of every match kernel (`kernels/README.md`, "Output protocol"): `out`
+/// (offsets, capacity `cap`) and `count` (zeroed by the host; it may end
+/// above `cap`).
+pub struct MatchOut<'a> {
+    pub out: &'a Buffer<u32>,
+    pub cap: u32,
+    pub count: &'a Buffer<u32>,
+}
+
+impl MatchOut<'_> {
+    /// `global uint *out, uint cap, global uint *count`.
+    pub(crate) fn args(&self) -> [Arg; 3] {
+        [
+            Arg::from(self.out),
+            Arg::U32(self.cap),
+            Arg::from(self.count),
+        ]
+    }
+}
+
 impl<T> From<&Buffer<T>> for Arg {
     fn from(b: &Buffer<T>) -> Arg {
         use opencl3::memory::ClMem;

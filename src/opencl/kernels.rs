@@ -11,6 +11,7 @@ use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, ClMem};
 use opencl3::types::{cl_event, cl_mem};
 
+pub use super::host::MatchOut;
 use super::host::{Arg, enqueue_1d, set_args, upload};
 use super::program::{CHAR16_SRC, NAIVE_SRC, THREE_PHASE_SRC};
 
@@ -595,32 +596,39 @@ unsafe fn char16_common_args(
     unsafe { set_args(kernel, 0, &common) }
 }
 
-/// Where a match-mode launch writes.
-pub struct MatchOut<'a> {
-    pub out: &'a Buffer<u32>,
-    pub cap: u32,
-    pub count: &'a Buffer<u32>,
+/// What a launch writes: matches, or (char16 only) per-pattern occurrence
+/// counts added into `npat` u32 the host zeroed.
+pub enum Output<'a> {
+    Matches(&'a MatchOut<'a>),
+    Counts(&'a Buffer<u32>),
 }
 
-/// Enqueues the match-mode kernel for `kind` over `text[..n]` (the buffer
-/// holds n + PAD bytes). Returns `None` when there is nothing to search
-/// (then `count` stays as the host set it: 0).
+/// Enqueues `kernel`, built for `args`, over `text[..n]` (the buffer holds
+/// n + PAD bytes). Returns `None` when there is nothing to search (then
+/// the output stays as the host set it: zeros). Counts need the char16
+/// count-mode kernel.
 #[allow(clippy::too_many_arguments)]
-pub fn launch_match(
+pub fn launch(
     q: &CommandQueue,
     kernel: &Kernel,
     args: &PatternArgs,
     geo: Geometry,
     text: &Buffer<u8>,
     n: u32,
-    o: &MatchOut<'_>,
+    output: Output<'_>,
     wait: &[cl_event],
 ) -> Result<Option<Event>, ClError> {
+    let o = match output {
+        Output::Matches(o) => o,
+        Output::Counts(counts) => {
+            return launch_count(q, kernel, args, geo, (text, n), counts, wait);
+        }
+    };
     if n == 0 {
         return Ok(None);
     }
     let t = text.get();
-    let (out, cap, count) = (Arg::from(o.out), Arg::U32(o.cap), Arg::from(o.count));
+    let [out, cap, count] = o.args();
     let wg = geo.wg;
     // SAFETY (every `set_args` and `enqueue_1d` below): the argument
     // indices and kinds follow the layout documented at the top of each
@@ -670,27 +678,24 @@ pub fn launch_match(
                 let global = (n as usize).div_ceil(geo.block()) * wg;
                 enqueue_1d(q, kernel, global, wg, wait).map(Some)
             }
-            PatternArgs::Many(a) => super::many::launch(
-                q, kernel, a, geo.wg, geo.iters, text, n, o.out, o.cap, o.count, wait,
-            ),
+            PatternArgs::Many(a) => {
+                super::many::launch(q, kernel, a, (geo.wg, geo.iters), (text, n), o, wait)
+            }
             PatternArgs::Dfa(a) => {
-                super::dfa::launch(q, kernel, a, wg, text, n, (o.out, o.cap, o.count), wait)
-                    .map(Some)
+                super::dfa::launch(q, kernel, a, wg, (text, n), o, wait).map(Some)
             }
         }
     }
 }
 
-/// Enqueues the char16 count-mode kernel: per-pattern occurrence counts
-/// added into `counts` (npat u32, zeroed by the host).
-#[allow(clippy::too_many_arguments)]
-pub fn launch_count(
+/// The char16 count-mode kernel: per-pattern occurrence counts added into
+/// `counts`.
+fn launch_count(
     q: &CommandQueue,
     kernel: &Kernel,
     args: &PatternArgs,
     geo: Geometry,
-    text: &Buffer<u8>,
-    n: u32,
+    (text, n): (&Buffer<u8>, u32),
     counts: &Buffer<u32>,
     wait: &[cl_event],
 ) -> Result<Option<Event>, ClError> {
@@ -713,6 +718,7 @@ pub fn launch_count(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::LiteralSet;
 
     #[test]
     fn choose_by_shape() {
@@ -871,16 +877,7 @@ mod tests {
         // ASCII folding as the kernel's fold4 does it (A-Z only).
         let lower = |b: u32| u32::from((b as u8).to_ascii_lowercase());
         for (set, fold) in sets.iter().flat_map(|s| [(s, false), (s, true)]) {
-            let p: Vec<Vec<u8>> = set
-                .iter()
-                .map(|s| {
-                    if fold {
-                        s.to_ascii_lowercase()
-                    } else {
-                        s.to_vec()
-                    }
-                })
-                .collect();
+            let p: Vec<Vec<u8>> = set.iter().map(|s| LiteralSet::folded(s, fold)).collect();
             let a = char16_anchors(&p, fold);
             let (keys, nk2, nk1) = char16_keys(&p, &a);
             let tab = char16_nibble_tables(&keys, nk2, fold);

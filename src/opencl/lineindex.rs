@@ -6,7 +6,8 @@
 //! newline count. The host reference [`host_lines`] gives the same answer
 //! from the staged bytes (CPU fallback, and the tests' reference).
 //!
-//! One small launch function per kernel (opencl3's `ExecuteKernel` panics
+//! One small launch function per kernel (kernels 5 and 7, which share their
+//! grid and line table, one between them; opencl3's `ExecuteKernel` panics
 //! on a missing argument; these set every argument and return errors).
 
 use std::time::Duration;
@@ -336,53 +337,33 @@ pub fn launch_line_mark(
     unsafe { launch(q, &p.mark, &args, (groups, p.wg), wait) }
 }
 
-/// Kernel 5: marked lines per line block; `groups` blocks cover every line
-/// a batch of that size can have.
-pub fn launch_line_block_counts(
+/// Kernels 5 and 7, which share their grid (`groups` line blocks, enough
+/// for every line a batch of that size can have) and their first four
+/// arguments, the line table: first offsets per line, the batch info, the
+/// newline capacity, the per-block counts. Kernel 5 counts the marked lines
+/// per block; kernel 7 writes them, in order, into `out_lines`/`out_first`
+/// (resetting the line table for the next batch), its `tail` arguments.
+///
+/// # Safety
+/// `tail` must follow `k`'s parameters after the line table in
+/// `line_index.cl`.
+unsafe fn launch_line_pass(
     q: &CommandQueue,
     p: &LineProgram,
-    b: &LineBufs,
+    (k, b): (&Kernel, &LineBufs),
     groups: usize,
-    wait: &[cl_event],
+    tail: &[Arg],
 ) -> Result<Event, ClError> {
-    // SAFETY: layout of line_block_counts: cl_mem, cl_mem, uint, cl_mem.
-    unsafe { launch(q, &p.line_counts, &line_table(b), (groups, p.wg), wait) }
-}
-
-/// The line table's arguments, the first four of kernels 5 and 7: first
-/// offsets per line, the batch info, the newline capacity, the per-block
-/// counts.
-fn line_table(b: &LineBufs) -> [Arg; 4] {
-    [
+    let mut args = vec![
         Arg::from(&b.first),
         Arg::from(&b.info),
         Arg::U32(b.cap_nl as u32),
         Arg::from(&b.line_counts),
-    ]
-}
-
-/// Kernel 7: the marked lines, in order, into `out_lines`/`out_first`
-/// (resetting the line table for the next batch).
-pub fn launch_line_compact(
-    q: &CommandQueue,
-    p: &LineProgram,
-    b: &LineBufs,
-    groups: usize,
-    wait: &[cl_event],
-) -> Result<Event, ClError> {
-    let [first, info, cap_nl, line_counts] = line_table(b);
-    let args = [
-        first,
-        info,
-        cap_nl,
-        line_counts,
-        Arg::from(&b.out_lines),
-        Arg::from(&b.out_first),
-        Arg::U32(b.cap_out as u32),
     ];
-    // SAFETY: layout of line_compact: cl_mem, cl_mem, uint, cl_mem, cl_mem,
-    // cl_mem, uint.
-    unsafe { launch(q, &p.compact, &args, (groups, p.wg), wait) }
+    args.extend_from_slice(tail);
+    // SAFETY: the line table is the first four parameters of both
+    // kernels; the caller's contract covers the rest.
+    unsafe { launch(q, k, &args, (groups, p.wg), &[]) }
 }
 
 /// The events of one batch's line kernels (first and last, for timing).
@@ -415,9 +396,17 @@ pub(crate) fn enqueue_all(
     launch_nl_compact(q, p, text, n, b, &[])?;
     launch_line_mark(q, p, b, o, &[])?;
     let groups = p.line_blocks((n as usize).min(b.cap_nl) + 1);
-    launch_line_block_counts(q, p, b, groups, &[])?;
+    // SAFETY: line_block_counts takes the line table alone.
+    unsafe { launch_line_pass(q, p, (&p.line_counts, b), groups, &[]) }?;
     launch_scan(q, p, b.line_counts.get(), groups as u32, info, 1, &[])?;
-    let last = launch_line_compact(q, p, b, groups, &[])?;
+    let out = [
+        Arg::from(&b.out_lines),
+        Arg::from(&b.out_first),
+        Arg::U32(b.cap_out as u32),
+    ];
+    // SAFETY: line_compact's parameters after the line table: cl_mem
+    // out_lines, cl_mem out_first, uint cap_out.
+    let last = unsafe { launch_line_pass(q, p, (&p.compact, b), groups, &out) }?;
     Ok(LineEvents { first, last })
 }
 

@@ -44,8 +44,8 @@ use super::cache::ProgramCache;
 use super::device::{DeviceSelector, select};
 use super::error::cl;
 use super::host::{
-    Arg, alloc, enqueue_1d, make_queue, prev_pow2, set_args, shared_context, span, time_copies,
-    upload,
+    Arg, MatchOut, alloc, enqueue_1d, make_queue, prev_pow2, set_args, shared_context, span,
+    time_copies, upload,
 };
 
 /// The kernel source (embedded).
@@ -510,18 +510,13 @@ pub fn block(wg: usize, iters: usize) -> usize {
 /// n + [`MIN_PAD`] bytes and is 16-byte aligned). `kernel` must come from a
 /// program built from [`MANY_SRC`] with `-D WG=wg`; `iters` sets the block
 /// (see [`block`]). Returns `None` when there is nothing to search.
-#[allow(clippy::too_many_arguments)]
 pub fn launch(
     q: &CommandQueue,
     kernel: &Kernel,
     a: &ManyArgs,
-    wg: usize,
-    iters: usize,
-    text: &Buffer<u8>,
-    n: u32,
-    out: &Buffer<u32>,
-    cap: u32,
-    count: &Buffer<u32>,
+    (wg, iters): (usize, usize),
+    (text, n): (&Buffer<u8>, u32),
+    o: &MatchOut<'_>,
     wait: &[cl_event],
 ) -> Result<Option<Event>, ClError> {
     if n == 0 {
@@ -529,6 +524,7 @@ pub fn launch(
     }
     let blk = block(wg, iters).min(1 << 30);
     let blk32 = blk as u32;
+    let [out, cap, count] = o.args();
     let args = [
         Arg::from(text),
         Arg::U32(n),
@@ -545,9 +541,9 @@ pub fn launch(
         Arg::from(&a.bstart),
         Arg::from(&a.ents),
         Arg::from(&a.pats),
-        Arg::from(out),
-        Arg::U32(cap),
-        Arg::from(count),
+        out,
+        cap,
+        count,
         Arg::Local(a.lwords as usize * 4),
         Arg::Local(a.direct_local_words * 4),
         Arg::Local(a.rcap as usize * 4),
@@ -658,20 +654,14 @@ impl ManySearcher {
                 .enqueue_write_buffer(&mut count, CL_BLOCKING, 0, &zero, &[])
                 .map_err(cl("resetting the counter"))?;
         }
-        let ev = launch(
-            &self.queue,
-            &self.kernel,
-            &self.args,
-            self.wg,
-            self.iters,
-            text,
-            n as u32,
-            &out,
-            cap as u32,
-            &count,
-            &[],
-        )
-        .map_err(cl("enqueueing the kernel"))?;
+        let o = MatchOut {
+            out: &out,
+            cap: cap as u32,
+            count: &count,
+        };
+        let (q, k, a) = (&self.queue, &self.kernel, &self.args);
+        let ev = launch(q, k, a, (self.wg, self.iters), (text, n as u32), &o, &[])
+            .map_err(cl("enqueueing the kernel"))?;
         let mut c = [0u32];
         // SAFETY: blocking read into live memory.
         unsafe {

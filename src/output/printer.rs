@@ -16,7 +16,8 @@ use std::path::Path;
 
 use grep_matcher::Matcher;
 use grep_printer::{
-    JSON, JSONBuilder, Standard, StandardBuilder, Stats, Summary, SummaryBuilder, SummaryKind,
+    JSON, JSONBuilder, JSONSink, Standard, StandardBuilder, StandardSink, Stats, Summary,
+    SummaryBuilder, SummaryKind, SummarySink,
 };
 use grep_searcher::{Searcher, Sink};
 use termcolor::{ColorSpec, HyperlinkSpec, WriteColor};
@@ -224,27 +225,18 @@ impl<W: WriteColor> Printer<W> {
             Printer::Standard(p) => {
                 let mut sink = p.sink_with_path(&matcher, path);
                 feed(searcher, &matcher, input, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: sink.stats().cloned(),
-                })
+                Ok(sink.result())
             }
             Printer::Summary(p) => p.search(searcher, matcher, path, input),
             Printer::SummaryWithPaths(p) => {
                 let mut sink = p.sink_with_path(&matcher, path);
                 feed(searcher, &matcher, input, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: sink.stats().cloned(),
-                })
+                Ok(sink.result())
             }
             Printer::Json(p) => {
                 let mut sink = p.sink_with_path(&matcher, path);
                 feed(searcher, &matcher, input, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: Some(sink.stats().clone()),
-                })
+                Ok(sink.result())
             }
         }
     }
@@ -313,10 +305,7 @@ impl<W: WriteColor> SummaryPrinter<W> {
         }
         let mut sink = self.printer.sink(&matcher);
         let fed = feed(searcher, &matcher, input, &mut sink);
-        let result = SearchResult {
-            has_match: sink.has_match(),
-            stats: sink.stats().cloned(),
-        };
+        let result = sink.result();
         // A file left at binary data (the searcher quits there) prints
         // nothing, not even as a file without a match.
         let quit_at_binary = sink.binary_byte_offset().is_some()
@@ -344,6 +333,38 @@ impl<W: WriteColor> SummaryPrinter<W> {
             write_path(&mut w.inner, &w.color, bytes, term)?;
         }
         Ok(result)
+    }
+}
+
+/// What a printer's sink knows once a search is over.
+trait Finished {
+    fn result(&self) -> SearchResult;
+}
+
+impl<M: Matcher, W: WriteColor> Finished for StandardSink<'_, '_, M, W> {
+    fn result(&self) -> SearchResult {
+        SearchResult {
+            has_match: self.has_match(),
+            stats: self.stats().cloned(),
+        }
+    }
+}
+
+impl<M: Matcher, W: WriteColor> Finished for SummarySink<'_, '_, M, W> {
+    fn result(&self) -> SearchResult {
+        SearchResult {
+            has_match: self.has_match(),
+            stats: self.stats().cloned(),
+        }
+    }
+}
+
+impl<M: Matcher, W: io::Write> Finished for JSONSink<'_, '_, M, W> {
+    fn result(&self) -> SearchResult {
+        SearchResult {
+            has_match: self.has_match(),
+            stats: Some(self.stats().clone()),
+        }
     }
 }
 

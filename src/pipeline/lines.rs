@@ -342,10 +342,7 @@ mod tests {
 
     #[test]
     fn numbered_lines_count_what_precedes_them() {
-        let m = grep_regex::RegexMatcherBuilder::new()
-            .line_terminator(Some(b'\n'))
-            .build("x")
-            .unwrap();
+        let m = crate::matcher::testing::line_matcher("x");
         let data = b"x\n\nax\nb\nc\nxx";
         let (total, found) = numbered_matching_lines(data, &m);
         assert_eq!(total, 5);

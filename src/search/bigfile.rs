@@ -350,10 +350,7 @@ mod tests {
     #[test]
     fn releasing_searched_pages_changes_nothing() {
         use std::io::Write;
-        let m = grep_regex::RegexMatcherBuilder::new()
-            .line_terminator(Some(b'\n'))
-            .build("needle")
-            .unwrap();
+        let m = crate::matcher::testing::line_matcher("needle");
         let mut f = tempfile::NamedTempFile::new().unwrap();
         let mut block = Vec::new();
         for i in 0..100_000u32 {

@@ -199,10 +199,8 @@ mod tests {
     #[test]
     fn cpu_bound_matchers_take_every_core_unless_told() {
         let dir = tempfile::tempdir().unwrap();
-        let words: Vec<String> = (0..300).map(|i| format!("word{i}x")).collect();
-        let list = dir.path().join("words");
-        std::fs::write(&list, words.join("\n")).unwrap();
-        let (list, tree) = (list.to_str().unwrap(), dir.path().to_str().unwrap());
+        let list = &crate::matcher::testing::word_list(dir.path(), "word", 300);
+        let tree = dir.path().to_str().unwrap();
         let widened = |args: &[&str]| {
             let (cfg, plan) = setup(args);
             widened_to(&cfg, &plan, 16).map(|n| (cfg.threads, n))

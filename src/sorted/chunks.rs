@@ -22,6 +22,15 @@ use super::text::{Disorder, OffsetSearch, Text, cmp_text, starts_with};
 /// overlap (a key that is a prefix of the next chunk's keys).
 pub type Ranges = Vec<(usize, usize)>;
 
+/// What one search looks up: the file's lines, the keys (sorted,
+/// deduplicated) and whether ASCII case is folded (`-i`).
+#[derive(Clone, Copy)]
+pub struct Lookup<'t, 'k> {
+    pub text: Text<'t>,
+    pub keys: &'k [&'k [u8]],
+    pub fold: bool,
+}
+
 /// How the keys are split among threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Split {
@@ -95,17 +104,13 @@ fn cuts(nkeys: usize, nchunks: usize, same: impl Fn(usize) -> bool) -> Vec<usize
 /// The CPU engine: lower bound of every key (sorted, deduplicated) by
 /// binary search over byte offsets from the previous key's answer, on
 /// `split.threads` threads; see the module docs for the order checks.
-pub fn cpu_ranges(
-    text: &Text<'_>,
-    keys: &[&[u8]],
-    fold: bool,
-    split: Split,
-) -> Result<Vec<Ranges>, Disorder> {
+pub fn cpu_ranges(l: &Lookup<'_, '_>, split: Split) -> Result<Vec<Ranges>, Disorder> {
+    let Lookup { text, keys, fold } = *l;
     let cut = cuts(keys.len(), split.chunks(keys.len()), |_| false);
     let nchunks = cut.len() - 1;
     // Where each chunk starts, read by one search: (lo, line before lo).
     let mut marks = Vec::with_capacity(nchunks);
-    let mut search = OffsetSearch::new(*text, fold);
+    let mut search = OffsetSearch::new(text, fold);
     for &first in &cut[..nchunks] {
         if first > 0 {
             search.lower_bound(keys[first])?;
@@ -121,8 +126,8 @@ pub fn cpu_ranges(
             }
             above.extend(next_line.filter(|&l| l >= lo));
         }
-        let mut s = OffsetSearch::bracketed(*text, fold, lo, lo_line, above);
-        scan_keys(text, &keys[cut[c]..cut[c + 1]], fold, &mut s, |_, _| {})
+        let mut s = OffsetSearch::bracketed(text, fold, lo, lo_line, above);
+        scan_keys(&text, &keys[cut[c]..cut[c + 1]], fold, &mut s, |_, _| {})
     });
     results.into_iter().collect()
 }
@@ -134,20 +139,19 @@ pub fn cpu_ranges(
 /// per key, on `split.threads` threads. Chunks are cut only where the slot
 /// changes, so no two threads read lines of the same interval.
 pub fn sampled_ranges(
-    text: &Text<'_>,
-    keys: &[&[u8]],
-    fold: bool,
+    l: &Lookup<'_, '_>,
     starts: &[usize],
     slots: &[usize],
     split: Split,
 ) -> Result<Vec<Ranges>, Disorder> {
+    let Lookup { text, keys, fold } = *l;
     let cut = cuts(keys.len(), split.chunks(keys.len()), |i| {
         slots[i] == slots[i - 1]
     });
     let results = par_map(cut.len() - 1, split.threads, |c| {
         let (first, last) = (cut[c], cut[c + 1]);
-        let mut s = OffsetSearch::new(*text, fold);
-        scan_keys(text, &keys[first..last], fold, &mut s, |s, i| {
+        let mut s = OffsetSearch::new(text, fold);
+        scan_keys(&text, &keys[first..last], fold, &mut s, |s, i| {
             let slot = slots[first + i];
             let below = slot.checked_sub(1).map(|j| starts[j]);
             s.narrow(below, starts.get(slot).copied());
@@ -268,8 +272,12 @@ mod tests {
     }
 
     fn lines(data: &[u8], keys: &[&[u8]], split: Split) -> Vec<u8> {
-        let text = Text::new(data);
-        let ranges = cpu_ranges(&text, keys, false, split).unwrap();
+        let lookup = Lookup {
+            text: Text::new(data),
+            keys,
+            fold: false,
+        };
+        let ranges = cpu_ranges(&lookup, split).unwrap();
         let mut out = Vec::new();
         merge::<()>(&ranges, |s, e| {
             out.extend_from_slice(&data[s..e]);

@@ -60,7 +60,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::opencl::sorted::{DeviceSearch, MAX_LEN, Method, Timing};
 use crate::opencl::{DeviceError, open_device};
-use chunks::{Ranges, Split};
+use chunks::{Lookup, Ranges, Split};
 use text::{Disorder, Text, cmp_text, prefix_key};
 
 /// Where the search runs.
@@ -237,16 +237,19 @@ pub fn run_with_report<K: AsRef<[u8]>>(
         earlier_line: text.line_number(d.first),
         fold_case: fold,
     };
+    let lookup = Lookup {
+        text,
+        keys: &keys,
+        fold,
+    };
     let on_device = match device_selector(opts, keys.len()) {
-        Some(sel) => {
-            try_device(sel, &text, &keys, opts, &mut report, &mut laps).map_err(not_sorted)?
-        }
+        Some(sel) => try_device(sel, &lookup, opts, &mut report, &mut laps).map_err(not_sorted)?,
         None => None,
     };
     let ranges = match on_device {
         Some(r) => r,
         None => {
-            let r = cpu_search(&text, &keys, fold, split).map_err(not_sorted)?;
+            let r = chunks::cpu_ranges(&lookup, split).map_err(not_sorted)?;
             report.engine = "cpu".into();
             report.method = format!("binary search over byte offsets, {}", chunks_of(split, &r));
             laps.lap(&mut report, "search");
@@ -307,8 +310,7 @@ fn device_selector(opts: &SortedOptions, nkeys: usize) -> Option<Option<String>>
 /// device opened or the device could not answer: the CPU answers then.
 fn try_device(
     sel: Option<String>,
-    text: &Text<'_>,
-    keys: &[&[u8]],
+    l: &Lookup<'_, '_>,
     opts: &SortedOptions,
     report: &mut SortedReport,
     laps: &mut Laps,
@@ -324,7 +326,7 @@ fn try_device(
             return Ok(None);
         }
     };
-    match device_search(&ds, text, keys, opts.fold_case, split)? {
+    match device_search(&ds, l, split)? {
         DeviceOutcome::Done {
             method,
             timing,
@@ -504,17 +506,6 @@ impl Sink<'_> {
     }
 }
 
-/// The CPU engine: every key's lower bound by binary search over byte
-/// offsets, on `split.threads` threads ([`chunks::cpu_ranges`]).
-fn cpu_search(
-    text: &Text<'_>,
-    keys: &[&[u8]],
-    fold: bool,
-    split: Split,
-) -> Result<Vec<Ranges>, Disorder> {
-    chunks::cpu_ranges(text, keys, fold, split)
-}
-
 /// Process-wide cache of opened devices with their built kernels, keyed by
 /// selector: a second `run` reuses them.
 fn device_searcher(selector: Option<&str>) -> Result<Arc<DeviceSearch<u64>>, DeviceError> {
@@ -581,14 +572,13 @@ fn gallop(start: usize, n: usize, below: impl Fn(usize) -> bool) -> usize {
 /// The device engine; see the module docs.
 fn device_search(
     ds: &DeviceSearch<u64>,
-    text: &Text<'_>,
-    keys: &[&[u8]],
-    fold: bool,
+    l: &Lookup<'_, '_>,
     split: Split,
 ) -> Result<DeviceOutcome, Disorder> {
+    let Lookup { text, keys, fold } = *l;
     let block = sample::block_size(text.len(), keys.len());
     let clock = std::time::Instant::now();
-    let samples = sample::build(text, fold, block, split.threads)?;
+    let samples = sample::build(&text, fold, block, split.threads)?;
     let indexed = clock.elapsed();
     let n = samples.starts.len();
     if n > MAX_LEN {
@@ -613,8 +603,8 @@ fn device_search(
     // sorts below key k; the first sample at or above it is found by
     // comparing whole lines from there.
     let searched = clock.elapsed();
-    let slots = slots(text, keys, fold, &samples.starts, &bounds, split.threads);
-    let ranges = chunks::sampled_ranges(text, keys, fold, &samples.starts, &slots, split)?;
+    let slots = slots(l, &samples.starts, &bounds, split.threads);
+    let ranges = chunks::sampled_ranges(l, &samples.starts, &slots, split)?;
     Ok(DeviceOutcome::Done {
         method,
         timing,
@@ -631,14 +621,8 @@ fn device_search(
 
 /// For each key, the first sample whose line sorts at or above it, galloping
 /// from the device's prefix answer `bounds[k]`, on `threads` threads.
-fn slots(
-    text: &Text<'_>,
-    keys: &[&[u8]],
-    fold: bool,
-    starts: &[usize],
-    bounds: &[u32],
-    threads: usize,
-) -> Vec<usize> {
+fn slots(l: &Lookup<'_, '_>, starts: &[usize], bounds: &[u32], threads: usize) -> Vec<usize> {
+    let Lookup { text, keys, fold } = *l;
     const PART: usize = 1 << 14;
     let n = starts.len();
     let parts = chunks::par_map(keys.len().div_ceil(PART), threads, |p| {

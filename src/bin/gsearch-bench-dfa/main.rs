@@ -5,7 +5,7 @@
 //!
 //! Usage: gsearch-bench-dfa [--size 256M] [--runs 5] [--rules 15,200,1000]
 //!        [--rules-file F,F] [--group-bytes 0,256K,1M] [--threads 1,2,16]
-//!        [--seg 256,1024,4096] [--device SEL] [--no-check] [--build-only]
+//!        [--seg 256,1024,4096] [--device SEL] [--wg N] [--no-check] [--build-only]
 //!
 //! Every table row says the groups and the build time for its group size
 //! (`--group-bytes`: 0 is the device's local memory, the default; more lets
@@ -20,22 +20,21 @@
 //! big texts with many rules).
 
 mod build;
+#[path = "../common/mod.rs"]
+mod common;
 mod rules;
-#[allow(dead_code)]
-#[path = "../gsearch-bench-kernels/size.rs"]
-mod size;
 #[allow(dead_code)]
 #[path = "../gsearch-bench-kernels/text.rs"]
 mod text;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use common::{Base, gbps, median, parse_size, read_args};
 use gsearch::engine::dfa_table::{DfaLimits, DfaSet, DfaSpec};
 use gsearch::opencl::{DeviceSelector, KernelTimer, select};
 
 struct Config {
-    size: usize,
-    runs: usize,
+    base: Base,
     rules: Vec<usize>,
     files: Vec<String>,
     group_bytes: Vec<usize>,
@@ -43,8 +42,6 @@ struct Config {
     build_only: bool,
     local_mem: u64,
     segs: Vec<usize>,
-    selector: DeviceSelector,
-    work_group: Option<usize>,
     check: bool,
 }
 
@@ -52,13 +49,13 @@ fn usage() -> ! {
     eprintln!(
         "usage: gsearch-bench-dfa [--size BYTES|64M|1G] [--runs N] [--rules N,N,..] \
          [--rules-file F,F,..] [--group-bytes B,B,..] [--threads N,N,..] [--seg N,N,..] \
-         [--device SEL] [--no-check] [--build-only] [--local-mem B]"
+         [--device SEL] [--wg N] [--no-check] [--build-only] [--local-mem B]"
     );
     std::process::exit(2);
 }
 
 fn list(s: &str) -> Vec<usize> {
-    let v: Vec<usize> = s.split(',').filter_map(size::parse_size).collect();
+    let v: Vec<usize> = s.split(',').filter_map(parse_size).collect();
     if v.is_empty() {
         usage()
     }
@@ -66,14 +63,8 @@ fn list(s: &str) -> Vec<usize> {
 }
 
 fn config() -> Config {
-    let env = |k: &str| std::env::var(k).ok();
     let mut c = Config {
-        size: env("GSEARCH_BENCH_SIZE")
-            .and_then(|s| size::parse_size(&s))
-            .unwrap_or(256 << 20),
-        runs: env("GSEARCH_BENCH_RUNS")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(5),
+        base: Base::from_env(256 << 20, DeviceSelector::Auto),
         rules: vec![15, 200, 1000],
         files: Vec::new(),
         group_bytes: vec![0],
@@ -81,46 +72,23 @@ fn config() -> Config {
         build_only: false,
         local_mem: 48 << 10,
         segs: vec![1024],
-        selector: env("GSEARCH_OPENCL_DEVICE")
-            .map(|d| DeviceSelector::parse(&d))
-            .unwrap_or(DeviceSelector::Auto),
-        work_group: env("GSEARCH_BENCH_WG").and_then(|s| s.parse().ok()),
         check: true,
     };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
+    read_args(&mut c.base, usage, |a, args| {
         let mut val = || args.next().unwrap_or_else(|| usage());
-        match a.as_str() {
-            "--size" => c.size = size::parse_size(&val()).unwrap_or_else(|| usage()),
-            "--runs" => c.runs = val().parse().unwrap_or_else(|_| usage()),
+        match a {
             "--rules" => c.rules = list(&val()),
             "--rules-file" => c.files = val().split(',').map(String::from).collect(),
             "--group-bytes" => c.group_bytes = list(&val()),
             "--threads" => c.threads = list(&val()),
             "--build-only" => c.build_only = true,
-            "--local-mem" => {
-                c.local_mem = size::parse_size(&val()).unwrap_or_else(|| usage()) as u64
-            }
+            "--local-mem" => c.local_mem = parse_size(&val()).unwrap_or_else(|| usage()) as u64,
             "--seg" => c.segs = list(&val()),
-            "--device" => c.selector = DeviceSelector::parse(&val()),
             "--no-check" => c.check = false,
             _ => usage(),
         }
-    }
+    });
     c
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
-}
-
-fn gbps(bytes: usize, d: Duration) -> f64 {
-    if d.is_zero() {
-        0.0
-    } else {
-        bytes as f64 / d.as_secs_f64() / 1e9
-    }
 }
 
 /// What the kernel counts: per group, the lines it accepts (and an
@@ -220,9 +188,9 @@ fn main() {
 }
 
 fn run(c: &Config) -> Result<String, String> {
-    let info = select(&c.selector).map_err(|e| e.to_string())?;
+    let info = select(&c.base.selector).map_err(|e| e.to_string())?;
     let t = Instant::now();
-    let hay = rules::plant(text::realistic_text(c.size, 0x9E37_79B9), 97);
+    let hay = rules::plant(text::realistic_text(c.base.size, 0x9E37_79B9), 97);
     let gen_time = t.elapsed();
     let mut s = format!(
         "# DFA kernel on {} ({}; local memory {} KiB)\n\n{} MiB of text (generated in {:.1} s, \
@@ -230,9 +198,9 @@ fn run(c: &Config) -> Result<String, String> {
         info.name,
         info.platform,
         info.local_mem >> 10,
-        c.size >> 20,
+        c.base.size >> 20,
         gen_time.as_secs_f64(),
-        c.runs,
+        c.base.runs,
         gsearch::engine::dfa_table::build_threads(),
     );
     s += "| rules | group bytes | groups (local) | states | table bytes (largest) | build ms \
@@ -283,12 +251,12 @@ fn kernel_rows(
     for &seg in &c.segs {
         // SAFETY: single-threaded here; read when the timer is built.
         unsafe { std::env::set_var("GSEARCH_DFA_SEG", seg.to_string()) };
-        let mut timer = KernelTimer::new_dfa(info, set, c.work_group)?;
+        let mut timer = KernelTimer::new_dfa(info, set, c.base.work_group)?;
         let text = timer.upload(hay)?;
-        let copy = median(timer.time_copies(&text, c.runs)?);
+        let copy = median(timer.time_copies(&text, c.base.runs)?);
         let mut times = Vec::new();
         let mut found = 0;
-        for i in 0..=c.runs {
+        for i in 0..=c.base.runs {
             let (d, n) = timer.time_match(&text)?;
             found = n;
             if i > 0 {

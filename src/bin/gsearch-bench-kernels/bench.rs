@@ -16,33 +16,30 @@ use gsearch::engine::LiteralSet;
 use gsearch::engine::cpu::CpuLiteralEngine;
 use gsearch::opencl::{DeviceInfo, DeviceSelector, KernelKind, KernelTimer, PAD, select};
 
+use crate::common::{Base, gbps, median};
 use crate::text::{partial_text, realistic_text};
 
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
-    /// Text size in bytes.
-    pub size: usize,
-    /// Timed runs per case (the median is reported), after one warm-up.
-    pub runs: usize,
-    pub selector: DeviceSelector,
+    pub base: Base,
     /// Compare match counts with the CPU engine (over the whole text).
     pub check: bool,
-    /// Work-group size cap and positions per work-item per block
-    /// (`GSEARCH_BENCH_WG`, `GSEARCH_BENCH_ITERS`).
-    pub work_group: Option<usize>,
+    /// Positions per work-item per block (`GSEARCH_BENCH_ITERS`).
     pub iters: usize,
 }
 
-impl Default for BenchConfig {
-    fn default() -> Self {
+impl BenchConfig {
+    /// 1 GiB of text, the explicitly chosen device, a check; then the
+    /// environment.
+    pub fn from_env() -> Self {
         BenchConfig {
-            size: 1 << 30,
-            runs: 5,
-            selector: DeviceSelector::Explicit,
+            base: Base::from_env(1 << 30, DeviceSelector::Explicit),
             check: true,
-            work_group: None,
-            iters: 64,
+            iters: std::env::var("GSEARCH_BENCH_ITERS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(64),
         }
     }
 }
@@ -112,19 +109,6 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-pub fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
-}
-
-fn gbps(bytes: usize, d: Duration) -> f64 {
-    if d.is_zero() {
-        0.0
-    } else {
-        bytes as f64 / d.as_secs_f64() / 1e9
-    }
-}
-
 /// What the runs over all cases gathered.
 #[derive(Default)]
 struct Report {
@@ -136,13 +120,13 @@ struct Report {
 
 /// Runs every case and returns the markdown report.
 pub fn run(cfg: &BenchConfig) -> Result<String, String> {
-    let info = select(&cfg.selector).map_err(|e| e.to_string())?;
+    let info = select(&cfg.base.selector).map_err(|e| e.to_string())?;
     let max = usize::try_from(info.max_alloc)
         .unwrap_or(usize::MAX)
         .saturating_sub(PAD)
         .min((1 << 31) - 1);
-    let size = cfg.size.clamp(1024, max);
-    let runs = cfg.runs.max(1);
+    let size = cfg.base.size.clamp(1024, max);
+    let runs = cfg.base.runs.max(1);
     let t = Instant::now();
     let texts = [
         realistic_text(size, 0x9E37_79B9),
@@ -167,7 +151,7 @@ fn run_case(
 ) -> Result<(), String> {
     let pats: Vec<Vec<u8>> = c.pats.iter().map(|p| p.as_bytes().to_vec()).collect();
     let set = LiteralSet::new(pats, c.fold);
-    let mut timer = KernelTimer::new(info, c.kind, &set, cfg.work_group, cfg.iters)?;
+    let mut timer = KernelTimer::new(info, c.kind, &set, cfg.base.work_group, cfg.iters)?;
     report.wg_used = timer.work_group();
     let dev = timer.upload(text)?;
     if ci == 0 {

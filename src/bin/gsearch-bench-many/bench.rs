@@ -3,7 +3,7 @@
 //! engine on a prefix of the text.
 
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use gsearch::engine::LiteralSet;
 use gsearch::engine::cpu::CpuLiteralEngine;
@@ -11,96 +11,49 @@ use gsearch::opencl::DeviceSelector;
 use gsearch::opencl::many::{ManySearcher, vocab_text, vocabulary};
 use opencl3::memory::Buffer;
 
+use crate::common::{Base, gbps, median};
+
 /// What `gsearch-bench-many` runs.
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
-    pub selector: DeviceSelector,
-    /// Text bytes (generated when `text` is None; a file is cut to this).
-    pub size: usize,
+    /// `base.size`: the text's bytes (generated when `text` is None; a file
+    /// is cut to this).
+    pub base: Base,
     pub text: Option<std::path::PathBuf>,
     /// Word list, one a line (generated when None).
     pub words: Option<std::path::PathBuf>,
     pub counts: Vec<usize>,
-    pub runs: usize,
     pub fold: bool,
     /// Bytes of the text whose offsets are compared with the CPU engine.
     pub check_bytes: usize,
-    pub wg: Option<usize>,
+    /// Positions per work-item per block (`--steps`).
     pub iters: usize,
 }
 
-impl Default for BenchConfig {
-    fn default() -> Self {
+impl BenchConfig {
+    /// 1 GiB of generated text, the explicitly chosen device, six set
+    /// sizes from 100 to 100,000; then the environment.
+    pub fn from_env() -> Self {
         BenchConfig {
-            selector: DeviceSelector::Explicit,
-            size: 1 << 30,
+            base: Base::from_env(1 << 30, DeviceSelector::Explicit),
             text: None,
             words: None,
             counts: vec![100, 1_000, 3_500, 10_000, 35_000, 100_000],
-            runs: 5,
             fold: false,
             check_bytes: 32 << 20,
-            wg: None,
             iters: 64,
         }
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
-}
-
 /// Runs the many-literal benchmark and returns a markdown report.
 pub fn bench(cfg: &BenchConfig) -> Result<String, String> {
     let t = Instant::now();
-    let (text, text_desc) = match &cfg.text {
-        Some(p) => {
-            let mut v = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            v.truncate(cfg.size.min((1 << 31) - 64));
-            (v, format!("{}", p.display()))
-        }
-        None => (Vec::new(), String::new()),
-    };
-    let max_n = cfg.counts.iter().copied().max().unwrap_or(0);
-    let (words, text, text_desc) = match &cfg.words {
-        Some(p) => {
-            let s = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let w: Vec<Vec<u8>> = s
-                .split(|&b| b == b'\n')
-                .filter(|l| !l.is_empty())
-                .map(<[u8]>::to_vec)
-                .collect();
-            let text = if text.is_empty() {
-                vocab_text(cfg.size, &w, 7)
-            } else {
-                text
-            };
-            let d = if text_desc.is_empty() {
-                "generated from the word list".to_string()
-            } else {
-                text_desc
-            };
-            (w, text, d)
-        }
-        None => {
-            // vocabulary 4x the largest set; the sets take every 4th word,
-            // so about a quarter of the text's words match
-            let vocab = vocabulary((max_n * 4).max(1000), 11);
-            let text = if text.is_empty() {
-                vocab_text(cfg.size, &vocab, 7)
-            } else {
-                text
-            };
-            let w: Vec<Vec<u8>> = vocab.into_iter().step_by(4).collect();
-            let d = if text_desc.is_empty() {
-                "generated identifier text (Zipf-like)".to_string()
-            } else {
-                text_desc
-            };
-            (w, text, d)
-        }
-    };
+    let Input {
+        words,
+        text,
+        text_desc,
+    } = prepare(cfg)?;
     let gen_time = t.elapsed();
     let n = text.len();
     let mut rows = String::new();
@@ -111,16 +64,16 @@ pub fn bench(cfg: &BenchConfig) -> Result<String, String> {
         let pats: Vec<Vec<u8>> = words.iter().take(count).cloned().collect();
         let set = LiteralSet::new(pats, cfg.fold);
         let tb = Instant::now();
-        let s = ManySearcher::new(&cfg.selector, &set, cfg.wg, cfg.iters)?;
+        let s = ManySearcher::new(&cfg.base.selector, &set, cfg.base.work_group, cfg.iters)?;
         let build = tb.elapsed();
         device.clone_from(&s.device);
         let dev = s.upload(&text)?;
         if copy_gbps == 0.0 {
-            copy_gbps = copy_bandwidth(&s, &dev, n, cfg.runs)?;
+            copy_gbps = copy_bandwidth(&s, &dev, n, cfg.base.runs)?;
         }
         let mut times = Vec::new();
         let mut found = 0;
-        for i in 0..=cfg.runs {
+        for i in 0..=cfg.base.runs {
             let (d, c, _) = s.run_resident(&dev, n, 1 << 24)?;
             if i > 0 {
                 times.push(d);
@@ -128,26 +81,8 @@ pub fn bench(cfg: &BenchConfig) -> Result<String, String> {
             found = c;
         }
         let k = median(times);
-        let gbps = n as f64 / k.as_secs_f64().max(1e-12) / 1e9;
-        let check = if cfg.check_bytes > 0 {
-            let m = cfg.check_bytes.min(n);
-            let got = s.find_all(&text[..m])?;
-            let cpu = CpuLiteralEngine::new(&set)
-                .map_err(|e| e.to_string())?
-                .find_all(&text[..m]);
-            if got == cpu {
-                format!("ok ({} MB)", m >> 20)
-            } else {
-                notes.push(format!(
-                    "{count} patterns: device {} offsets, CPU {}",
-                    got.len(),
-                    cpu.len()
-                ));
-                "MISMATCH".to_string()
-            }
-        } else {
-            "-".into()
-        };
+        let gbps = gbps(n, k);
+        let check = cpu_check(&s, &set, &text, cfg.check_bytes, &mut notes)?;
         let i = s.info();
         let _ = writeln!(
             rows,
@@ -181,7 +116,7 @@ pub fn bench(cfg: &BenchConfig) -> Result<String, String> {
             .as_ref()
             .map_or("generated".to_string(), |p| p.display().to_string()),
         cfg.fold,
-        cfg.runs,
+        cfg.base.runs,
         copy_gbps
     );
     s.push_str(
@@ -199,6 +134,100 @@ pub fn bench(cfg: &BenchConfig) -> Result<String, String> {
     Ok(s)
 }
 
+/// The word list and the text (read or generated), and how the text was
+/// made.
+struct Input {
+    words: Vec<Vec<u8>>,
+    text: Vec<u8>,
+    text_desc: String,
+}
+
+fn prepare(cfg: &BenchConfig) -> Result<Input, String> {
+    let (text, text_desc) = match &cfg.text {
+        Some(p) => {
+            let mut v = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            v.truncate(cfg.base.size.min((1 << 31) - 64));
+            (v, format!("{}", p.display()))
+        }
+        None => (Vec::new(), String::new()),
+    };
+    let max_n = cfg.counts.iter().copied().max().unwrap_or(0);
+    let (words, text, text_desc) = match &cfg.words {
+        Some(p) => {
+            let s = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let w: Vec<Vec<u8>> = s
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(<[u8]>::to_vec)
+                .collect();
+            let text = if text.is_empty() {
+                vocab_text(cfg.base.size, &w, 7)
+            } else {
+                text
+            };
+            let d = if text_desc.is_empty() {
+                "generated from the word list".to_string()
+            } else {
+                text_desc
+            };
+            (w, text, d)
+        }
+        None => {
+            // vocabulary 4x the largest set; the sets take every 4th word,
+            // so about a quarter of the text's words match
+            let vocab = vocabulary((max_n * 4).max(1000), 11);
+            let text = if text.is_empty() {
+                vocab_text(cfg.base.size, &vocab, 7)
+            } else {
+                text
+            };
+            let w: Vec<Vec<u8>> = vocab.into_iter().step_by(4).collect();
+            let d = if text_desc.is_empty() {
+                "generated identifier text (Zipf-like)".to_string()
+            } else {
+                text_desc
+            };
+            (w, text, d)
+        }
+    };
+    Ok(Input {
+        words,
+        text,
+        text_desc,
+    })
+}
+
+/// The device's offsets against the CPU engine's over the first
+/// `check_bytes` of the text: `ok`, `MISMATCH` (with a note) or `-`.
+fn cpu_check(
+    s: &ManySearcher,
+    set: &LiteralSet,
+    text: &[u8],
+    check_bytes: usize,
+    notes: &mut Vec<String>,
+) -> Result<String, String> {
+    Ok(if check_bytes > 0 {
+        let m = check_bytes.min(text.len());
+        let got = s.find_all(&text[..m])?;
+        let cpu = CpuLiteralEngine::new(set)
+            .map_err(|e| e.to_string())?
+            .find_all(&text[..m]);
+        if got == cpu {
+            format!("ok ({} MB)", m >> 20)
+        } else {
+            notes.push(format!(
+                "{} patterns: device {} offsets, CPU {}",
+                set.patterns.len(),
+                got.len(),
+                cpu.len()
+            ));
+            "MISMATCH".to_string()
+        }
+    } else {
+        "-".into()
+    })
+}
+
 fn copy_bandwidth(
     s: &ManySearcher,
     src: &Buffer<u8>,
@@ -206,5 +235,5 @@ fn copy_bandwidth(
     runs: usize,
 ) -> Result<f64, String> {
     let d = median(s.time_copies(src, n, runs.max(1))?);
-    Ok(2.0 * n as f64 / d.as_secs_f64().max(1e-12) / 1e9)
+    Ok(gbps(2 * n, d))
 }

@@ -9,15 +9,15 @@
 //! Without --text/--words, identifier-like text and words are generated
 //! (the sets take every 4th word of the text's vocabulary). With --words,
 //! sets are the first N words of the file (one a line).
+//! Environment: GSEARCH_BENCH_SIZE, GSEARCH_BENCH_RUNS, GSEARCH_BENCH_WG,
+//! GSEARCH_OPENCL_DEVICE.
 
 mod bench;
-#[path = "../gsearch-bench-kernels/size.rs"]
-mod size;
-
-use gsearch::opencl::DeviceSelector;
+#[path = "../common/mod.rs"]
+mod common;
 
 use bench::{BenchConfig, bench};
-use size::parse_size;
+use common::{parse_size, print_or_exit, read_args};
 
 fn usage() -> ! {
     eprintln!(
@@ -28,37 +28,23 @@ fn usage() -> ! {
 }
 
 fn main() {
-    let mut cfg = BenchConfig::default();
-    if let Ok(d) = std::env::var("GSEARCH_OPENCL_DEVICE") {
-        cfg.selector = DeviceSelector::parse(&d);
-    }
-    let mut args = std::env::args().skip(1);
-    let val = |args: &mut dyn Iterator<Item = String>| args.next().unwrap_or_else(|| usage());
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--size" => cfg.size = parse_size(&val(&mut args)).unwrap_or_else(|| usage()),
-            "--runs" => cfg.runs = val(&mut args).parse().unwrap_or_else(|_| usage()),
-            "--device" => cfg.selector = DeviceSelector::parse(&val(&mut args)),
-            "--text" => cfg.text = Some(val(&mut args).into()),
-            "--words" => cfg.words = Some(val(&mut args).into()),
+    let mut cfg = BenchConfig::from_env();
+    read_args(&mut cfg.base, usage, |a, args| {
+        let mut val = || args.next().unwrap_or_else(|| usage());
+        match a {
+            "--text" => cfg.text = Some(val().into()),
+            "--words" => cfg.words = Some(val().into()),
             "--counts" => {
-                cfg.counts = val(&mut args)
+                cfg.counts = val()
                     .split(',')
                     .map(|s| s.trim().parse().unwrap_or_else(|_| usage()))
                     .collect()
             }
             "-i" | "--ignore-case" => cfg.fold = true,
-            "--check" => cfg.check_bytes = parse_size(&val(&mut args)).unwrap_or_else(|| usage()),
-            "--wg" => cfg.wg = Some(val(&mut args).parse().unwrap_or_else(|_| usage())),
-            "--steps" => cfg.iters = val(&mut args).parse().unwrap_or_else(|_| usage()),
+            "--check" => cfg.check_bytes = parse_size(&val()).unwrap_or_else(|| usage()),
+            "--steps" => cfg.iters = val().parse().unwrap_or_else(|_| usage()),
             _ => usage(),
         }
-    }
-    match bench(&cfg) {
-        Ok(report) => print!("{report}"),
-        Err(e) => {
-            eprintln!("gsearch-bench-many: {e}");
-            std::process::exit(1);
-        }
-    }
+    });
+    print_or_exit("gsearch-bench-many", bench(&cfg));
 }
