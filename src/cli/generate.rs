@@ -217,14 +217,21 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "GSEARCH_DEVICE_STARTUP_MS",
         Tests,
         "The device start-up in milliseconds that auto's cost model assumes on one big \
-         file: the device starts only when the CPU's measured pace leaves more than twice \
-         this to do. Tests set 0 to start it at once.",
+         file: the device starts only when the CPU's pace, timed on the file's first MiB, \
+         leaves more than twice this to do. Tests set 0 to start it at once.",
         "400",
     ),
     var(
         "GSEARCH_DFA_SEG",
         Tuning,
         "Bytes of text per work-item of the DFA kernel (regexes on the device).",
+        "1024",
+    ),
+    var(
+        "GSEARCH_DFA_SPAN",
+        Tests,
+        "Bytes the DFA kernel walks past a work-item's segment to finish a line; a line \
+         still undecided there is a candidate the CPU decides.",
         "1024",
     ),
     var(
