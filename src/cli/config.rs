@@ -91,6 +91,10 @@ pub struct Config {
     /// Files are searched through memory maps (decided once, as ripgrep
     /// decides: `--mmap`, or at most 10 paths that are all files).
     pub use_mmap: bool,
+    /// `--no-mmap`: no file is mapped, not even the big files of a
+    /// multiline search that `use_mmap` leaves to reads
+    /// (`search::haystack`).
+    pub no_mmap: bool,
     pub paths: Vec<PathBuf>,
     pub implicit_path: bool,
     pub is_one_file: bool,
@@ -190,6 +194,7 @@ impl Config {
             threads_default,
             binary,
             use_mmap,
+            no_mmap: cli.no_mmap,
             paths,
             implicit_path,
             is_one_file,
