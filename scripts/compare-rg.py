@@ -14,13 +14,13 @@ fixed tree's directory. -v prints every case with ripgrep's output.
 
 A case file may build its own trees with directives, each on its own line:
   !tree            a fresh empty directory for the cases that follow
-  !file PATH TEXT  writes PATH (TEXT with Python escapes: \\n, \\x00, \\t)
+  !file PATH TEXT  writes PATH (TEXT with escapes: \\n \\t \\r \\\\ \\xNN)
   !sh COMMAND      runs a shell command in the tree (git init, mkdir, touch)
   !cd DIR          the following cases run in DIR (relative to the tree)
   !env K=V         sets K for both programs in the following cases
   !order           compares the following cases' lines in order
 Cases before the first `!tree` run in the fixed tree."""
-import codecs, os, re, shlex, shutil, subprocess, sys, tempfile
+import os, re, shlex, shutil, subprocess, sys, tempfile
 def norm(b):
     b = re.sub(rb'\d+\.\d+ seconds', b'T seconds', b)
     b = re.sub(rb'"human":"[0-9.]+s","nanos":\d+,"secs":\d+', b'TIME', b)
@@ -46,6 +46,10 @@ def run(prog, args, stdin, cwd, extra_env):
     if prog == GS: env["GSEARCH_ENGINE"] = os.environ.get("ENGINE", "cpu")
     p = subprocess.run([prog] + args, cwd=cwd, capture_output=True, env=env, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, timeout=60)
     return p.returncode, norm(p.stdout), norm(p.stderr)
+def unescape(text):
+    """\\n \\t \\r \\\\ and \\xNN as bytes; any other backslash stays."""
+    esc = {"n": b"\n", "t": b"\t", "r": b"\r", "\\": b"\\"}
+    return re.sub(rb"\\(x[0-9a-fA-F]{2}|[ntr\\])", lambda m: esc.get(m.group(1).decode()) or bytes([int(m.group(1)[1:], 16)]), text.encode())
 class State:
     def __init__(self):
         self.root = TREE; self.cwd = TREE; self.env = {}; self.order = os.environ.get("ORDER") is not None
@@ -59,7 +63,7 @@ class State:
             path, _, text = rest.partition(" ")
             full = os.path.join(self.root, path)
             os.makedirs(os.path.dirname(full), exist_ok=True)
-            with open(full, "wb") as f: f.write(codecs.escape_decode(text.replace("\\/", "\\\\/").encode())[0])
+            with open(full, "wb") as f: f.write(unescape(text))
         elif word == "sh":
             subprocess.run(rest, shell=True, cwd=self.root, check=True)
         elif word == "cd":
@@ -73,7 +77,7 @@ class State:
 def case(st, line, verbose):
     stdin = None
     if "<<<" in line:
-        line, s = line.split("<<<", 1); stdin = codecs.escape_decode(s.strip().encode())[0]
+        line, s = line.split("<<<", 1); stdin = unescape(s.strip())
     args = shlex.split(line)
     r = run(RG, args, stdin, st.cwd, st.env); g = run(GS, args, stdin, st.cwd, st.env)
     gerr = g[2].replace(b"gsearch", b"rg").replace(b"build of rg", b"build of ripgrep").replace(b"means rg probably", b"means ripgrep probably")
