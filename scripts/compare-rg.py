@@ -10,7 +10,8 @@ stderr (gsearch's name read as ripgrep's) or exit status differ are printed.
 Timings are masked; the lines of a parallel walk are compared as a set
 (ORDER=1, or `!order` in a file, compares them in order). RG, GS and ENGINE
 (gsearch's engine, default cpu) choose the binaries and engine; TREE the
-fixed tree's directory. -v prints every case with ripgrep's output.
+fixed tree's directory; PREFIX arguments go before every case's (ripgrep's
+own tests run each command with `--path-separator /`). -v prints every case with ripgrep's output.
 
 A case file may build its own trees with directives, each on its own line:
   !tree            a fresh empty directory for the cases that follow
@@ -78,7 +79,7 @@ def case(st, line, verbose):
     stdin = None
     if "<<<" in line:
         line, s = line.split("<<<", 1); stdin = unescape(s.strip())
-    args = shlex.split(line)
+    args = shlex.split(os.environ.get("PREFIX", "")) + shlex.split(line)
     r = run(RG, args, stdin, st.cwd, st.env); g = run(GS, args, stdin, st.cwd, st.env)
     gerr = g[2].replace(b"gsearch", b"rg").replace(b"build of rg", b"build of ripgrep").replace(b"means rg probably", b"means ripgrep probably")
     # gsearch's engine lines after ripgrep's --stats block (README: a difference).
