@@ -245,9 +245,12 @@ impl Config {
         )
     }
 
-    /// Whether ripgrep would report a match at all (`-m 0` never does).
+    /// Whether ripgrep would search at all: `-m 0` never reports a match,
+    /// nor does an empty pattern list (`-f /dev/null`) unless inverted.
+    /// ripgrep then prints nothing, not even `--json`'s summary or
+    /// `--files-without-match` lines, and exits 1.
     pub fn matches_possible(&self) -> bool {
-        self.max_count != Some(0)
+        self.max_count != Some(0) && (self.invert || !self.patterns.is_empty())
     }
 }
 
