@@ -843,6 +843,28 @@ fn an_explicit_fifo_is_read() {
     }
 }
 
+/// `-U` on an explicit FIFO with more than the first 64 KiB read: it
+/// cannot be mapped as a regular file bigger than that read is, so it is
+/// read on from those first bytes, none lost.
+#[test]
+fn an_explicit_fifo_is_read_whole_by_a_multiline_search() {
+    let dir = tmp();
+    let fifo = dir.path().join("fifo");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&fifo).unwrap());
+            for i in 0..30_000 {
+                writeln!(f, "line {i} foo").unwrap();
+            }
+        })
+    };
+    let out = run(dir.path(), "cpu", &["-U", "-c", "foo\\nline", "fifo"]);
+    writer.join().unwrap();
+    assert_eq!((out.code, out.text()), (Some(0), "29999\n".into()));
+}
+
 #[test]
 fn symlink_loop_with_follow_is_reported_and_the_rest_goes_on() {
     let dir = tmp();

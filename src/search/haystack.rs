@@ -102,7 +102,10 @@ fn search_read<M: Matcher, W: WriteColor>(
         // the file is not read (unless the searcher decodes them first).
         let quits_here = nul && quits_at_nul && !decodes(&cfg.input.encoding, &buf[..n]);
         if !ended && !quits_here && maps_rest(cfg, searcher, &matcher, &buf[..n]) {
-            return search_mapped_file(searcher, printer, matcher, path, file);
+            // Not a FIFO or a device (no map): read on from the head.
+            if let Ok(Some(map)) = crate::sys::guard::GuardedMap::map(&file) {
+                return search_map(searcher, printer, matcher, path, &map);
+            }
         }
         let mut rest = ReadAhead {
             head: &buf[..n],
@@ -203,36 +206,29 @@ fn search_mapped<M: Matcher, W: WriteColor>(
     matcher: M,
     path: &std::path::Path,
 ) -> io::Result<SearchResult> {
-    let file = std::fs::File::open(path)?;
-    search_mapped_file(searcher, printer, matcher, path, file)
+    let mut file = std::fs::File::open(path)?;
+    match crate::sys::guard::GuardedMap::map(&file) {
+        Ok(Some(map)) => search_map(searcher, printer, matcher, path, &map),
+        _ => printer.search(searcher, matcher, path, Input::Reader(&mut file)),
+    }
 }
 
-/// [`search_mapped`] of a file already open. A multiline search drops the
-/// pages it has left behind from the resident set as it goes
-/// ([`ReleaseBehind`]).
-fn search_mapped_file<M: Matcher, W: WriteColor>(
+/// Searches a file's map. A multiline search drops the pages it has left
+/// behind from the resident set as it goes ([`ReleaseBehind`]).
+fn search_map<M: Matcher, W: WriteColor>(
     searcher: &mut Searcher,
     printer: &mut Printer<W>,
     matcher: M,
     path: &std::path::Path,
-    mut file: std::fs::File,
+    map: &crate::sys::guard::GuardedMap,
 ) -> io::Result<SearchResult> {
-    let Ok(Some(map)) = crate::sys::guard::GuardedMap::map(&file) else {
-        // Read from the start, where a first read moved a regular file's
-        // offset (a FIFO has none: `stream_position` fails, nothing read).
-        use std::io::Seek;
-        if file.stream_position().is_ok_and(|p| p > 0) {
-            file.rewind()?;
-        }
-        return printer.search(searcher, matcher, path, Input::Reader(&mut file));
-    };
     let r = if searcher.multi_line_with_matcher(&matcher) {
-        let behind = ReleaseBehind::new(matcher, &map);
-        let r = printer.search(searcher, &behind, path, Input::Slice(&map));
+        let behind = ReleaseBehind::new(matcher, map);
+        let r = printer.search(searcher, &behind, path, Input::Slice(map));
         behind.finish();
         r
     } else {
-        printer.search(searcher, matcher, path, Input::Slice(&map))
+        printer.search(searcher, matcher, path, Input::Slice(map))
     }?;
     if map.faulted() {
         return Err(crate::sys::guard::shrank_error());
