@@ -102,8 +102,11 @@ fn search_read<M: Matcher, W: WriteColor>(
         // the file is not read (unless the searcher decodes them first).
         let quits_here = nul && quits_at_nul && !decodes(&cfg.input.encoding, &buf[..n]);
         if !ended && !quits_here && maps_rest(cfg, searcher, &matcher, &buf[..n]) {
-            // Not a FIFO or a device (no map): read on from the head.
-            if let Ok(Some(map)) = crate::sys::guard::GuardedMap::map(&file) {
+            // Not a FIFO or a device (no map), nor a file whose size says
+            // less than was read (`/proc`'s say 0): read on from the head.
+            if let Ok(Some(map)) = crate::sys::guard::GuardedMap::map(&file)
+                && map.len() > n
+            {
                 return search_map(searcher, printer, matcher, path, &map);
             }
         }
