@@ -81,7 +81,7 @@ def case(st, line, verbose):
         line, s = line.split("<<<", 1); stdin = unescape(s.strip())
     args = shlex.split(os.environ.get("PREFIX", "")) + shlex.split(line)
     r = run(RG, args, stdin, st.cwd, st.env); g = run(GS, args, stdin, st.cwd, st.env)
-    gerr = g[2].replace(b"gsearch", b"rg").replace(b"build of rg", b"build of ripgrep").replace(b"means rg probably", b"means ripgrep probably")
+    gerr = g[2].replace(b"gsearch", b"rg").replace(b"build of rg", b"build of ripgrep").replace(b"means rg probably", b"means ripgrep probably").replace(b"rg requires at least", b"ripgrep requires at least")
     # gsearch's engine lines after ripgrep's --stats block (README: a difference).
     if g[1].startswith(r[1]) and r[1].endswith(b" seconds total\n") and b"\nengine: " in b"\n" + g[1][len(r[1]):]:
         g = (g[0], r[1], g[2])
