@@ -85,7 +85,8 @@ def case(st, line, verbose):
     # gsearch's engine lines after ripgrep's --stats block (README: a difference).
     if g[1].startswith(r[1]) and r[1].endswith(b" seconds total\n") and b"\nengine: " in b"\n" + g[1][len(r[1]):]:
         g = (g[0], r[1], g[2])
-    if r[1] != g[1] and sorted(r[1].split(b"\n")) == sorted(g[1].split(b"\n")) and not st.order:
+    # A parallel walk's lines (or NUL-ended paths) in any order.
+    if r[1] != g[1] and sorted(re.split(b"[\n\0]", r[1])) == sorted(re.split(b"[\n\0]", g[1])) and not st.order:
         g = (g[0], r[1], g[2])
     if verbose:
         print(f"--- {line.strip()}\n  rg exit={r[0]} out={r[1][:300]!r} err={r[2][:200]!r}")
