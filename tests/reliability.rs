@@ -588,6 +588,66 @@ fn a_300_mb_single_line() {
     }
 }
 
+/// A multiline search (`-U`) of a file bigger than the memory the process
+/// may allocate, found by walking a directory (where ripgrep, and gsearch
+/// before it mapped such files, reads the whole file into the heap and
+/// dies of it: `--no-mmap` still does, see RELIABILITY.md). `RLIMIT_DATA`
+/// caps the heap (and every private writable map) at 128 MiB; a read-only
+/// file map does not count against it, so the 256 MiB file is searched
+/// through a map, with matches that span lines at its start and its end.
+#[test]
+fn multiline_search_of_a_file_bigger_than_the_heap_limit() {
+    use std::os::unix::process::CommandExt;
+    const LIMIT: u64 = 128 << 20;
+    let dir = tmp();
+    std::fs::create_dir(dir.path().join("tree")).unwrap();
+    std::fs::write(dir.path().join("tree/small"), "x\nSTART\nEND\n").unwrap();
+    let big = dir.path().join("tree/big");
+    let filler = b"filler line that never matches\n".repeat(1 << 10);
+    let reps = 2 * LIMIT as usize / filler.len();
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
+        f.write_all(b"START\nEND\n").unwrap();
+        for _ in 0..reps {
+            f.write_all(&filler).unwrap();
+        }
+        f.write_all(b"START\nEND\n").unwrap();
+    }
+    let lines = 2 + reps * 1024;
+    let mut c = cmd(
+        dir.path(),
+        "cpu",
+        &["-U", "-n", "--sort=path", "START\\nEND", "tree"],
+    );
+    // SAFETY: the closure runs in the child between fork and exec and
+    // calls only setrlimit, which is async-signal-safe.
+    unsafe {
+        c.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: LIMIT,
+                rlim_max: LIMIT,
+            };
+            if libc::setrlimit(libc::RLIMIT_DATA, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait(child);
+    out.sane();
+    let want = format!(
+        "tree/big:1:START\ntree/big:2:END\ntree/big:{}:START\ntree/big:{}:END\ntree/small:2:START\ntree/small:3:END\n",
+        lines + 1,
+        lines + 2
+    );
+    assert_eq!((out.code, out.text()), (Some(0), want), "{out:?}");
+}
+
 #[test]
 fn nul_bytes_follow_ripgreps_binary_rules() {
     let dir = tmp();
@@ -781,6 +841,28 @@ fn an_explicit_fifo_is_read() {
         writer.join().unwrap();
         assert_eq!((out.code, out.text()), (Some(0), "100000\n".into()), "{e}");
     }
+}
+
+/// `-U` on an explicit FIFO with more than the first 64 KiB read: it
+/// cannot be mapped as a regular file bigger than that read is, so it is
+/// read on from those first bytes, none lost.
+#[test]
+fn an_explicit_fifo_is_read_whole_by_a_multiline_search() {
+    let dir = tmp();
+    let fifo = dir.path().join("fifo");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&fifo).unwrap());
+            for i in 0..30_000 {
+                writeln!(f, "line {i} foo").unwrap();
+            }
+        })
+    };
+    let out = run(dir.path(), "cpu", &["-U", "-c", "foo\\nline", "fifo"]);
+    writer.join().unwrap();
+    assert_eq!((out.code, out.text()), (Some(0), "29999\n".into()));
 }
 
 #[test]

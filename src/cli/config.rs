@@ -91,6 +91,10 @@ pub struct Config {
     /// Files are searched through memory maps (decided once, as ripgrep
     /// decides: `--mmap`, or at most 10 paths that are all files).
     pub use_mmap: bool,
+    /// `--no-mmap`: no file is mapped, not even the big files of a
+    /// multiline search that `use_mmap` leaves to reads
+    /// (`search::haystack`).
+    pub no_mmap: bool,
     pub paths: Vec<PathBuf>,
     pub implicit_path: bool,
     pub is_one_file: bool,
@@ -182,6 +186,7 @@ impl Config {
             threads_default,
             binary,
             use_mmap,
+            no_mmap: cli.no_mmap,
             paths,
             implicit_path,
             is_one_file,
@@ -224,9 +229,12 @@ impl Config {
         )
     }
 
-    /// Whether ripgrep would report a match at all (`-m 0` never does).
+    /// Whether ripgrep would search at all: `-m 0` never reports a match,
+    /// nor does an empty pattern list (`-f /dev/null`) unless inverted.
+    /// ripgrep then prints nothing, not even `--json`'s summary or
+    /// `--files-without-match` lines, and exits 1.
     pub fn matches_possible(&self) -> bool {
-        self.max_count != Some(0)
+        self.max_count != Some(0) && (self.invert || !self.patterns.is_empty())
     }
 }
 

@@ -3,6 +3,7 @@
 //! [`offsets::OffsetMatcher`] that turns an engine's offsets into ripgrep's
 //! candidate lines.
 
+pub mod behind;
 pub mod line;
 pub mod offsets;
 pub mod plan;

@@ -325,7 +325,7 @@ impl MatcherSpec {
             Some(dotall) => b.dot_matches_new_line(dotall),
             None => b.line_terminator(Some(b'\n')).dot_matches_new_line(false),
         };
-        self.out.configure(&mut b);
+        self.out.configure(&mut b, self.multiline.is_some());
         if self.ban_nul {
             b.ban_byte(Some(b'\x00'));
         }

@@ -39,13 +39,20 @@ impl RegexOpts {
         Ok(())
     }
 
-    /// Line terminator and limits, after the builder's other settings.
-    pub fn configure(&self, b: &mut RegexMatcherBuilder) {
+    /// Line terminator and limits, after the builder's other settings. A
+    /// multiline regex (`multiline`) has no line terminator, as in
+    /// ripgrep: with `--crlf` it may match `\r\n` (`-U --crlf 'a\r\nb'`),
+    /// with `--null-data` a NUL.
+    pub fn configure(&self, b: &mut RegexMatcherBuilder, multiline: bool) {
         match self.line_term {
             LineTerm::Lf => {}
+            LineTerm::Crlf if multiline => {
+                b.crlf(true).line_terminator(None);
+            }
             LineTerm::Crlf => {
                 b.crlf(true);
             }
+            LineTerm::Nul if multiline => {}
             LineTerm::Nul => {
                 b.line_terminator(Some(b'\x00'));
             }

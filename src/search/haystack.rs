@@ -10,6 +10,7 @@ use termcolor::WriteColor;
 
 use crate::cli::config::Config;
 use crate::cli::input::EncodingMode;
+use crate::matcher::behind::ReleaseBehind;
 use crate::matcher::searcher::binary_detection;
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::walk::Haystack;
@@ -100,6 +101,15 @@ fn search_read<M: Matcher, W: WriteColor>(
         // Bytes read that hold the NUL the searcher quits at: the rest of
         // the file is not read (unless the searcher decodes them first).
         let quits_here = nul && quits_at_nul && !decodes(&cfg.input.encoding, &buf[..n]);
+        if !ended && !quits_here && maps_rest(cfg, searcher, &matcher, &buf[..n]) {
+            // Not a FIFO or a device (no map), nor a file whose size says
+            // less than was read (`/proc`'s say 0): read on from the head.
+            if let Ok(Some(map)) = crate::sys::guard::GuardedMap::map(&file)
+                && map.len() > n
+            {
+                return search_map(searcher, printer, matcher, path, &map);
+            }
+        }
         let mut rest = ReadAhead {
             head: &buf[..n],
             file: &mut file,
@@ -179,6 +189,16 @@ impl io::Read for ReadAhead<'_> {
     }
 }
 
+/// Whether a file bigger than its first read (`head`) is mapped although
+/// `Config::use_mmap` said no: a multiline search would otherwise read the
+/// whole file into the heap (grep-searcher's multiline strategy needs one
+/// slice), and a file larger than memory could not be searched at all. Not
+/// with `--no-mmap`, nor where the searcher decodes the bytes (it reads the
+/// decoded text into the heap whatever the source).
+fn maps_rest<M: Matcher>(cfg: &Config, searcher: &Searcher, matcher: &M, head: &[u8]) -> bool {
+    !cfg.no_mmap && searcher.multi_line_with_matcher(matcher) && !decodes(&cfg.input.encoding, head)
+}
+
 /// What grep-searcher's `search_path` does when memory maps are enabled
 /// (open, map, advise sequential, `search_slice`; read the file when it
 /// cannot be mapped), with the map registered with the SIGBUS guard: a
@@ -191,15 +211,32 @@ fn search_mapped<M: Matcher, W: WriteColor>(
 ) -> io::Result<SearchResult> {
     let mut file = std::fs::File::open(path)?;
     match crate::sys::guard::GuardedMap::map(&file) {
-        Ok(Some(map)) => {
-            let r = printer.search(searcher, matcher, path, Input::Slice(&map))?;
-            if map.faulted() {
-                return Err(crate::sys::guard::shrank_error());
-            }
-            Ok(r)
-        }
+        Ok(Some(map)) => search_map(searcher, printer, matcher, path, &map),
         _ => printer.search(searcher, matcher, path, Input::Reader(&mut file)),
     }
+}
+
+/// Searches a file's map. A multiline search drops the pages it has left
+/// behind from the resident set as it goes ([`ReleaseBehind`]).
+fn search_map<M: Matcher, W: WriteColor>(
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    matcher: M,
+    path: &std::path::Path,
+    map: &crate::sys::guard::GuardedMap,
+) -> io::Result<SearchResult> {
+    let r = if searcher.multi_line_with_matcher(&matcher) {
+        let behind = ReleaseBehind::new(matcher, map);
+        let r = printer.search(searcher, &behind, path, Input::Slice(map));
+        behind.finish();
+        r
+    } else {
+        printer.search(searcher, matcher, path, Input::Slice(map))
+    }?;
+    if map.faulted() {
+        return Err(crate::sys::guard::shrank_error());
+    }
+    Ok(r)
 }
 
 #[cfg(test)]

@@ -27,6 +27,23 @@ gstest!(null_data_lines_end_at_nul, |dir: Dir, cmd: TestCommand| {
     eqnice!(b"1:a foo\x003:foo c\x00".as_slice(), cmd.output().stdout);
 });
 
+// A multiline regex has no line terminator (as in ripgrep): `-U --crlf`
+// may match `\r\n`, and `-U --null-data` a NUL.
+gstest!(multiline_crlf_matches_cr, |dir: Dir, cmd: TestCommand| {
+    dir.create("c.txt", "aaa\r\nbbb\r\nccc\r\n");
+    cmd.args(["-U", "--crlf", "-n", "aaa\\r\\nbbb", "c.txt"]);
+    eqnice!("1:aaa\r\n2:bbb\r\n", cmd.stdout());
+});
+
+gstest!(
+    multiline_null_data_matches_nul,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create_bytes("n.bin", b"foo\0bar\0baz\0");
+        cmd.args(["-U", "--null-data", "-o", "r\\x00b", "n.bin"]);
+        eqnice!(b"r\x00b\x00".as_slice(), cmd.output().stdout);
+    }
+);
+
 // `--crlf` after `--null-data` wins, and `--no-crlf` then leaves `\n`.
 gstest!(crlf_overrides_null_data, |dir: Dir, cmd: TestCommand| {
     dir.create_bytes("n.bin", b"a foo\0b\0foo c\0");

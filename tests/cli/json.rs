@@ -86,6 +86,26 @@ gstest!(json_directory, |dir: Dir, cmd: TestCommand| {
     eqnice!(expected, normalize(&cmd.stdout()));
 });
 
+// No pattern at all (`-f` of an empty file): ripgrep does not search, so
+// not even the summary is printed; exit 1. Inverted, every line matches.
+gstest!(
+    json_no_pattern_prints_nothing,
+    |dir: Dir, cmd: TestCommand| {
+        two_files(&dir);
+        dir.create("empty", "");
+        cmd.args(["--json", "-f", "empty", "a.txt"]);
+        let out = cmd.expect_code(1);
+        eqnice!("", String::from_utf8(out.stdout).unwrap());
+        let mut cmd = dir.command();
+        cmd.args(["--files-without-match", "-f", "empty", "a.txt"]);
+        let out = cmd.expect_code(1);
+        eqnice!("", String::from_utf8(out.stdout).unwrap());
+        let mut cmd = dir.command();
+        cmd.args(["-c", "-v", "-f", "empty", "a.txt"]);
+        eqnice!("3\n", cmd.stdout());
+    }
+);
+
 // No match: only the summary, exit 1.
 gstest!(json_no_match, |dir: Dir, cmd: TestCommand| {
     two_files(&dir);
