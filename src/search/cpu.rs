@@ -24,8 +24,14 @@ use crate::walk;
 /// Searches everything with the CPU engine. Returns whether any match was
 /// found.
 pub fn search_cpu(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
+    search_cpu_noted(cfg, plan, &[])
+}
+
+/// [`search_cpu`], with `notes` added to what `--stats` says (why `auto`
+/// left the device off).
+pub fn search_cpu_noted(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Result<bool> {
     if cfg.threads == 1 {
-        search_sequential(cfg, plan)
+        search_sequential(cfg, plan, notes)
     } else if let Some(n) = widened_threads(cfg, plan) {
         search_parallel(
             &Config {
@@ -33,9 +39,10 @@ pub fn search_cpu(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
                 ..cfg.clone()
             },
             plan,
+            notes,
         )
     } else {
-        search_parallel(cfg, plan)
+        search_parallel(cfg, plan, notes)
     }
 }
 
@@ -53,7 +60,7 @@ fn widened_to(cfg: &Config, plan: &Plan, cores: usize) -> Option<usize> {
     (cfg.threads_default && heavy && cores > cfg.threads).then_some(cores)
 }
 
-fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
+fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Result<bool> {
     let started = Instant::now();
     let mut searcher = searcher(cfg);
     let mut printer = Printer::new(cfg, stdout(cfg));
@@ -88,12 +95,12 @@ fn search_sequential(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
         stats.as_ref(),
         started,
         printer.get_mut(),
-        &cpu_report(cfg, plan, split_files),
+        &[cpu_report(cfg, plan, split_files), notes.to_vec()].concat(),
     )?;
     Ok(matched)
 }
 
-fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
+fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Result<bool> {
     let started = Instant::now();
     let bufwtr = buffer_writer(cfg);
     let stats = keeps_stats(cfg).then(|| Mutex::new(Stats::new()));
@@ -152,7 +159,7 @@ fn search_parallel(cfg: &Config, plan: &Plan) -> anyhow::Result<bool> {
         stats.as_ref(),
         started,
         &mut buf,
-        &cpu_report(cfg, plan, 0),
+        &[cpu_report(cfg, plan, 0), notes.to_vec()].concat(),
     )?;
     let _ = bufwtr.print(&buf);
     Ok(matched.load(Ordering::SeqCst))

@@ -83,8 +83,6 @@ struct Shared {
     nul: AtomicBool,
     cpu_chunks: AtomicUsize,
     device_chunks: AtomicUsize,
-    /// Set when the device thread is started (past [`device_pays`]).
-    device_starting: AtomicBool,
     /// When the device started taking chunks.
     device_ready: OnceLock<Instant>,
     device_note: Mutex<Vec<String>>,
@@ -106,7 +104,6 @@ impl Shared {
             nul: AtomicBool::new(false),
             cpu_chunks: AtomicUsize::new(0),
             device_chunks: AtomicUsize::new(0),
-            device_starting: AtomicBool::new(false),
             device_ready: OnceLock::new(),
             device_note: Mutex::new(Vec::new()),
             ahead,
@@ -202,6 +199,16 @@ impl Shared {
             .len()
             .saturating_sub(self.next.load(Ordering::Relaxed));
         left as f64 * per_chunk < cpu_chunk.as_secs_f64()
+    }
+
+    /// Whether the device alone searches more than twice as fast as all
+    /// `threads` CPU workers, each taking `cpu_chunk` per chunk: then the
+    /// CPU's share is small and its claims on the cores and the memory
+    /// bandwidth cost the device's feeders more (H100, 8.68 GB, 15 rules:
+    /// device 10 GB/s, CPU 3 GB/s; auto 1.23-1.28 s with every worker
+    /// searching, the device alone 0.94 s).
+    fn device_outruns_cpu(&self, cpu_chunk: std::time::Duration, threads: usize) -> bool {
+        self.device_worth_cores(cpu_chunk, 2 * threads)
     }
 
     /// Whether the device, at the pace it has shown so far, searches more
@@ -305,16 +312,16 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         Ok(Some(m)) => m,
         _ => return crate::search::cpu::search_cpu(cfg, plan),
     };
+    let threads = crate::sys::cores();
+    if let Err(why) = device_pays(map.len(), cpu_pace(&map, plan), threads) {
+        // The CPU engine alone, as `--engine cpu` runs it.
+        drop(map);
+        let note = format!("device: not started ({why})");
+        return crate::search::cpu::search_cpu_noted(cfg, plan, &[note]);
+    }
     let ahead = ReadAhead::cold_file(&file, map.len());
     let shared = Arc::new(Shared::new(map.len(), ahead));
-    let threads = crate::sys::cores();
-    let device = match device_pays(map.len(), cpu_pace(&map, plan), threads) {
-        Ok(()) => spawn_device(cfg, plan, &file, &shared),
-        Err(why) => {
-            shared.note(format!("device: not started ({why})"));
-            None
-        }
-    };
+    let device = spawn_device(cfg, plan, &file, &shared);
     cpu_workers(&shared, &file, &map, plan, threads);
     settle_device(device, &shared);
     answer_unanswered(&shared, &map, plan);
@@ -380,7 +387,6 @@ fn spawn_device(
     shared: &Arc<Shared>,
 ) -> Option<std::thread::JoinHandle<()>> {
     let work = DeviceWork::of(cfg, plan)?;
-    shared.device_starting.store(true, Ordering::Release);
     let (shared, file, sels) = (Arc::clone(shared), Arc::clone(file), selectors(cfg));
     std::thread::Builder::new()
         .name("gsearch-device".into())
@@ -403,20 +409,29 @@ fn cpu_workers(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, thre
     std::thread::scope(|s| {
         for w in 0..threads {
             let yields = if w >= keep { yielders } else { 0 };
-            s.spawn(move || cpu_worker(shared, file, map, plan, yields));
+            s.spawn(move || cpu_worker(shared, file, map, plan, (yields, threads)));
         }
     });
 }
 
 /// One CPU worker's loop (see [`cpu_workers`]); `yields`: how many workers
-/// step back with this one when the device is worth their cores (0: this
-/// one never does).
-fn cpu_worker(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, yields: usize) {
+/// step back with this one when the device is worth their cores (0: only
+/// when the device outruns the whole CPU), and of how many.
+fn cpu_worker(
+    shared: &Shared,
+    file: &File,
+    map: &GuardedMap,
+    plan: &Plan,
+    (yields, threads): (usize, usize),
+) {
     let data: &[u8] = map;
     let mut took = None;
     loop {
-        let step_back =
-            |t| (yields > 0 && shared.device_worth_cores(t, yields)) || shared.device_outpaces(t);
+        let step_back = |t| {
+            (yields > 0 && shared.device_worth_cores(t, yields))
+                || shared.device_outruns_cpu(t, threads)
+                || shared.device_outpaces(t)
+        };
         if took.is_some_and(step_back) {
             break;
         }
@@ -445,11 +460,10 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
     let Some(handle) = device else {
         return;
     };
-    // A thread still deciding (not yet in OpenCL) returns within a poll.
-    let in_opencl = shared.device_starting.load(Ordering::Acquire);
+    // A device that came up is finishing its last batches: waited for.
     if shared.done.load(Ordering::Acquire) < shared.slots.len()
         || handle.is_finished()
-        || !in_opencl
+        || shared.device_ready.get().is_some()
     {
         if handle.join().is_err() {
             shared.note("device: its thread failed; the CPU searched its chunks".into());
