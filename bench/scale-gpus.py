@@ -4,7 +4,8 @@ device count N (`--opencl-device nvidia` repeated N times), each row runs gsearc
 `--engine opencl --stats` RUNS times (default 1, after one untimed warm-up when
 WARMUP=1) and prints the wall time, GB/s, peak RSS (wait4) and each device's share
 from --stats; ripgrep runs the literal row once. Rows: -c -F -f 100,000 words, -c -f
-a rule set (bench/rules/rules-15.txt), -c of one literal (auto).
+a rule set (RULES, default bench/rules/rules-200.txt), -c of one literal (auto).
+FILE may be a directory (a tree): its size is the sum of its files'.
 
 Usage: bench/scale-gpus.py FILE WORDS COUNTS   e.g. big.txt words-100000.txt 1,2,4
 Binaries: .carry/gsearch, .carry/rg."""
@@ -28,18 +29,36 @@ def run(argv):
     return secs, rss, out.decode(errors="replace")
 
 
+def total_count(out):
+    """The count of a one-file `-c`, or the sum of a tree's `path:count` lines."""
+    total = 0
+    for line in out.split("\n"):
+        tail = line.rsplit(":", 1)[-1].strip()
+        if not tail.isdigit():
+            break
+        total += int(tail)
+    return str(total)
+
+
+def tree_bytes(path):
+    """A file's size, or the sum of the sizes of the files under a directory."""
+    if not os.path.isdir(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
 def main():
     path, words, counts = sys.argv[1], sys.argv[2], [int(c) for c in sys.argv[3].split(",")]
-    size = os.path.getsize(path)
-    rules = os.path.join(REPO, "bench", "rules", "rules-15.txt")
+    size = tree_bytes(path)
+    rules = os.environ.get("RULES", os.path.join(REPO, "bench", "rules", "rules-200.txt"))
     rows = [("-c -F -f 100,000 words", ["--engine", "opencl", "-c", "-F", "-f", words, path]),
-            ("-c -f rules-15", ["--engine", "opencl", "-c", "-f", rules, path]),
+            (f"-c -f {os.path.basename(rules)}", ["--engine", "opencl", "-c", "-f", rules, path]),
             ("-c one literal (auto)", ["--engine", "auto", "-c", "PyErr_SetString", path])]
     print(f"file {path}: {size / 1e9:.2f} GB, page-cached; {os.cpu_count()} cores; "
           f"median of {RUNS} run(s){' after a warm-up' if WARMUP else ''}\n")
     secs, rss, out = run([RG, "-c", "PyErr_SetString", path])
     print(f"rg -c one literal: {secs:.3f} s, {size / secs / 1e9:.2f} GB/s, {rss:.0f} MiB, "
-          f"count {out.strip()}\n")
+          f"count {total_count(out)}\n")
     print("| row | GPUs | time | GB/s | peak RSS | count | speed-up vs 1 | shares (batches, %, ms) |")
     print("|---|---:|---:|---:|---:|---|---:|---|")
     for label, args in rows:
@@ -52,7 +71,7 @@ def main():
             secs, rss, out = res[len(res) // 2]
             base = base or secs
             shares = "; ".join(f"d{d}: {b}, {p}%, {ms}" for d, b, p, ms in SHARE.findall(out))
-            count = out.split("\n", 1)[0].strip()
+            count = total_count(out)
             print(f"| {label} | {n} | {secs:.3f} s | {size / secs / 1e9:.2f} | {rss:.0f} MiB | "
                   f"{count} | {base / secs:.2f}x | {shares} |", flush=True)
 
