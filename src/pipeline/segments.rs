@@ -21,6 +21,10 @@ pub const MAX_DEFAULT: usize = 256 << 10;
 /// The first segment's size (or [`max`], when smaller).
 pub const FIRST: usize = 64 << 10;
 
+/// Segments [`in_order`]'s calling thread searches and emits alone before
+/// the other threads start.
+const SOLO: usize = 2;
+
 /// The largest segment: [`MAX_DEFAULT`], or `GSEARCH_SEGMENT` bytes (tests
 /// use tiny segments so that lines and matches cross many boundaries).
 pub fn max() -> usize {
@@ -194,7 +198,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Runs `work` on every segment of `data` with `order.threads` threads and
 /// hands the results to `emit` in segment order (see the module's text).
-/// The calling thread searches the first segment alone and emits it, then
+/// The calling thread searches the first [`SOLO`] segments alone and emits them, then
 /// works with the others, emitting whatever is ready between its segments.
 /// Stops at `emit`'s first error and returns it.
 pub fn in_order<P, T: Send, E>(
@@ -220,10 +224,15 @@ pub fn in_order<P, T: Send, E>(
         changed: Condvar::new(),
     };
     let ahead = order.ahead.max(1);
-    // The first segment alone, before any other thread starts: its lines
-    // leave as soon as one thread can find them (`| head -1`).
-    let first = shared.lock().claim(ahead);
-    if let Some(seg) = first {
+    // The first segments alone, before any other thread starts: their
+    // lines leave as soon as one thread can find them, and a reader that
+    // wanted only those (`| head -1`) has closed the pipe by the second
+    // write, which then ends the search before a thread was started.
+    for _ in 0..SOLO {
+        let next = shared.lock().claim(ahead);
+        let Some(seg) = next else {
+            break;
+        };
         run(&shared, &work, &seg);
         let done = shared.lock().pop();
         if let Some(r) = done {

@@ -29,7 +29,7 @@ use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::pipeline::lines::{matching_lines, numbered_matching_lines};
+use crate::pipeline::lines::{matching_lines, next_line_start, numbered_matching_lines};
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
 use crate::pipeline::segments;
@@ -192,11 +192,18 @@ fn count<W: Write>(
         if let Some(a) = &ahead {
             a.reached(seg.start);
         }
-        let nul = memchr::memchr(0, &data[seg.start..seg.end]).is_some();
-        let counts = match &literal {
-            Some(l) => literal_counts(l, &data[seg.start..seg.end], matches, cfg.stats),
-            None => plain::count_segment(data, (seg.start, seg.end), &matcher, matches),
-        };
+        // In blocks that stay in the cache between the NUL check and the
+        // count (a segment is too big for it: the file would be read from
+        // memory twice).
+        let (mut counts, mut nul) = ((0, 0), false);
+        for (a, b) in blocks(data, seg.start, seg.end) {
+            nul |= memchr::memchr(0, &data[a..b]).is_some();
+            let (l, f) = match &literal {
+                Some(l) => literal_counts(l, &data[a..b], matches, cfg.stats),
+                None => plain::count_segment(data, (a, b), &matcher, matches),
+            };
+            counts = (counts.0 + l, counts.1 + f);
+        }
         map.release(seg.start..seg.end);
         (counts, nul)
     });
@@ -215,6 +222,25 @@ fn count<W: Write>(
     plain::write_count(cfg, path, shown, &mut out);
     let result = plain::count_result(cfg, started, data.len(), lines, found);
     Some(wtr.write_all(&out).map(|()| result))
+}
+
+/// Bytes counted at a time while they are in the cache (L2: half of a
+/// typical 512 KiB to 2 MiB).
+const BLOCK: usize = 256 << 10;
+
+/// `data[a..b]` (whole lines) in blocks of whole lines of about [`BLOCK`]
+/// bytes.
+fn blocks(data: &[u8], a: usize, b: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = a;
+    std::iter::from_fn(move || {
+        if at >= b {
+            return None;
+        }
+        let end = next_line_start(&data[..b], at.saturating_add(BLOCK).min(b));
+        let block = (at, end);
+        at = end;
+        Some(block)
+    })
 }
 
 /// A segment's matching lines and (with `matches`) matches of a literal
