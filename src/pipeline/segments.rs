@@ -44,6 +44,10 @@ pub struct Segment {
 struct Cursor<'a> {
     data: &'a [u8],
     max: usize,
+    /// The threads claiming: near the end, segments shrink so that they
+    /// finish together (one 32 MiB segment left to one of two threads
+    /// would leave the other idle for its whole time).
+    threads: usize,
     at: usize,
     claimed: usize,
 }
@@ -54,7 +58,9 @@ impl Cursor<'_> {
         if self.at >= self.data.len() {
             return None;
         }
-        let size = (FIRST.min(self.max) << self.claimed.min(24)).min(self.max);
+        let ramp = (FIRST.min(self.max) << self.claimed.min(24)).min(self.max);
+        let share = (self.data.len() - self.at) / (2 * self.threads.max(1));
+        let size = ramp.min(share.max(FIRST.min(self.max)));
         let end = next_line_start(self.data, self.at.saturating_add(size).min(self.data.len()));
         let seg = (self.claimed, self.at, end);
         self.at = end;
@@ -75,6 +81,7 @@ pub fn each<T: Send>(
     let cursor = Mutex::new(Cursor {
         data,
         max: max.max(1),
+        threads,
         at: 0,
         claimed: 0,
     });
@@ -212,6 +219,7 @@ pub fn in_order<P, T: Send, E>(
             cursor: Cursor {
                 data,
                 max: order.max.max(1),
+                threads: order.threads,
                 at: 0,
                 claimed: 0,
             },
@@ -423,6 +431,24 @@ mod tests {
         assert_eq!(r, Err("closed"));
         // At most `ahead` more than emitted, plus one each in flight.
         assert!(worked.into_inner() <= 3 + 2 + 2);
+    }
+
+    /// Near the end, segments shrink to a share of what is left, so that
+    /// no thread is left alone with a whole largest segment.
+    #[test]
+    fn segments_shrink_at_the_end() {
+        let data = text(200_000);
+        let max = data.len() / 3;
+        let parts = each(&data, 2, max, |s| (s.start, s.end));
+        for &(a, b) in &parts {
+            let left = data.len() - a;
+            assert!(
+                b - a <= (left / 4).max(FIRST) + 64,
+                "{a}..{b} of {}",
+                data.len()
+            );
+        }
+        assert_eq!(parts.last().unwrap().1, data.len());
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! file order and `-n`'s are written as soon as they and all before them
 //! are done (`pipeline::segments`), so the first lines leave at once, a
 //! closed pipe stops the search, and the memory held for order is at most
-//! `2 x cores + 2` segments' output (a segment is at most
-//! `GSEARCH_SEGMENT`, default 1 MiB, of the file). Everything else
+//! [`AHEAD`] (or `2 x cores + 2`, if more) segments' output (a segment is
+//! at most `GSEARCH_SEGMENT`, default 256 KiB, of the file). Everything else
 //! collects every matching line first, then prints through ripgrep's
 //! searcher, which jumps from one matching line to the next
 //! (`OffsetMatcher` in confirmed mode).
@@ -29,12 +29,19 @@ use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::pipeline::lines::{matching_lines, next_line_start, numbered_matching_lines};
+use crate::pipeline::lines::{Numbered, matching_lines, next_line_start, numbered_matching_lines};
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
 use crate::pipeline::segments;
 use crate::sys::guard::{GuardedMap, RELEASE_STEP, Releaser};
 use crate::walk::Haystack;
+
+/// Segments of `-n` output searched ahead of the one written next, at
+/// least: a thread descheduled in the middle of a segment (another
+/// program's turn on a busy machine) holds up the writing, not the other
+/// threads' searching. Bounds the output held for order to this many
+/// segments' (at most [`segments::max`] of the file each).
+const AHEAD: usize = 32;
 
 /// Files from this size up are split across threads.
 pub const MIN_BYTES: u64 = 32 << 20;
@@ -285,7 +292,7 @@ fn numbered<W: Write>(
     let released = Mutex::new(Releaser::new(Some(map), 0));
     let order = segments::Order {
         threads,
-        ahead: 2 * threads + 2,
+        ahead: AHEAD.max(2 * threads + 2),
         max: segments::max(),
     };
     let ahead = ReadAhead::cold(map);
@@ -296,10 +303,10 @@ fn numbered<W: Write>(
                 a.reached(seg.start);
             }
             let bytes = &data[seg.start..seg.end];
-            if memchr::memchr(0, bytes).is_some() {
+            let (lines, found) = numbered_matching_lines(bytes, &matcher, literal.as_ref());
+            if nul_in_lines(bytes, &found) {
                 return (0, None);
             }
-            let (lines, found) = numbered_matching_lines(bytes, &matcher, literal.as_ref());
             (lines, Some((seg.start, seg.end, found)))
         },
         finish: |found: Option<(usize, usize, Vec<_>)>, before: u64| {
@@ -328,6 +335,26 @@ fn numbered<W: Write>(
         Ok(())
     })?;
     Ok(any)
+}
+
+/// Whether one of the lines `found` in `bytes` holds a NUL: past the
+/// first [`BINARY_PROBE`] bytes (checked before streaming), ripgrep's
+/// searcher looks for binary data only in the lines it prints, so the
+/// other lines are not read again. One `memchr` per run of adjacent lines.
+fn nul_in_lines(bytes: &[u8], found: &[Numbered]) -> bool {
+    let mut i = 0;
+    while let Some(first) = found.get(i) {
+        let mut end = first.end;
+        i += 1;
+        while let Some(next) = found.get(i).filter(|n| n.start == end) {
+            end = next.end;
+            i += 1;
+        }
+        if memchr::memchr(0, &bytes[first.start..end]).is_some() {
+            return true;
+        }
+    }
+    false
 }
 
 /// A writer that drops the first `skip` bytes written to it (output that
