@@ -18,8 +18,10 @@ use crate::pipeline::lines::next_line_start;
 
 /// The largest segment unless `GSEARCH_SEGMENT` says otherwise.
 pub const MAX_DEFAULT: usize = 256 << 10;
-/// The first segment's size (or [`max`], when smaller).
-pub const FIRST: usize = 64 << 10;
+/// The first segment's size (or [`max`], when smaller): about what ripgrep
+/// writes first (its 8 KiB buffer), and within a pipe's 64 KiB, so that
+/// `| head -1` has its line before a write waits on the reader.
+pub const FIRST: usize = 8 << 10;
 
 /// Segments [`in_order`]'s calling thread searches and emits alone before
 /// the other threads start.
