@@ -91,7 +91,7 @@ pub fn search<W: WriteColor>(
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
     let map = GuardedMap::map(&file).ok().flatten()?;
     crate::sys::trace::mark("big file mapped");
-    let result = match stream(cfg, plan, &hay.path, &map, printer) {
+    let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Done(r) => r,
         Streamed::Not => collected(cfg, searcher, printer, plan, hay, &map, 0)?,
         Streamed::Partly(written) => collected(cfg, searcher, printer, plan, hay, &map, written)?,
@@ -149,7 +149,7 @@ enum Streamed {
 fn stream<W: WriteColor>(
     cfg: &Config,
     plan: &Plan,
-    path: &Path,
+    hay: &Haystack,
     map: &GuardedMap,
     printer: &mut Printer<W>,
 ) -> Streamed {
@@ -159,13 +159,13 @@ fn stream<W: WriteColor>(
         return Streamed::Not;
     }
     if plain::count_eligible(cfg) {
-        return count(cfg, plan, path, map, printer.get_mut())
+        return count(cfg, plan, &hay.path, map, printer.get_mut())
             .map_or(Streamed::Not, Streamed::Done);
     }
     if !plain::eligible(cfg) {
         return Streamed::Not;
     }
-    match numbered(cfg, plan, path, map, printer.get_mut()) {
+    match numbered(cfg, plan, hay, map, printer.get_mut()) {
         Ok(has_match) => Streamed::Done(Ok(SearchResult {
             has_match,
             stats: None,
@@ -281,14 +281,14 @@ enum Stop {
 fn numbered<W: Write>(
     cfg: &Config,
     plan: &Plan,
-    path: &Path,
+    hay: &Haystack,
     map: &GuardedMap,
     wtr: &mut W,
 ) -> Result<bool, Stop> {
     let data: &[u8] = map;
     let threads = crate::sys::cores();
     let matcher = plan.line_matcher();
-    let prefix = plain::path_prefix(cfg, path);
+    let prefix = plain::path_prefix(cfg, &hay.path);
     let released = Mutex::new(Releaser::new(Some(map), 0));
     let order = segments::Order {
         threads,
@@ -304,7 +304,15 @@ fn numbered<W: Write>(
             }
             let bytes = &data[seg.start..seg.end];
             let (lines, found) = numbered_matching_lines(bytes, &matcher, literal.as_ref());
-            if nul_in_lines(bytes, &found) {
+            // A file given by name: ripgrep's searcher looks for NULs only
+            // in the lines it prints; else (a file a walk found, searched
+            // with `--mmap`) any NUL hands the search over, as before.
+            let nul = if hay.explicit {
+                nul_in_lines(bytes, &found)
+            } else {
+                memchr::memchr(0, bytes).is_some()
+            };
+            if nul {
                 return (0, None);
             }
             (lines, Some((seg.start, seg.end, found)))

@@ -140,6 +140,16 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
             &[&["-n", "needle"], &["-c", "needle"], &["-n", "e"]],
         );
     }
+    // Files a walk finds (binary detection that quits), mapped with
+    // `--mmap`: any NUL hands the search to ripgrep's searcher.
+    same_as_searcher(
+        &dir,
+        ".",
+        &[
+            &["--mmap", "--sort", "path", "-n", "needle"],
+            &["--mmap", "--sort", "path", "-c", "needle"],
+        ],
+    );
 }
 
 /// `gsearch -n PATTERN BIG | head -1`: once the reader has gone, the
