@@ -203,8 +203,8 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "GSEARCH_SEGMENT",
         Tests,
         "Largest segment in bytes when every core searches one big file (segments start \
-         at 64 KiB and double up to it); -n output waits in memory for at most \
-         2 x cores + 2 segments.",
+         at 8 KiB and double up to it); -n output waits in memory for at most \
+         32 segments (2 x cores + 2 on more than 15 cores).",
         "262144 (256 KiB)",
     ),
     var(

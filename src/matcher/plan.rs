@@ -229,6 +229,21 @@ impl Plan {
         }
     }
 
+    /// The one literal that decides matching lines and matches by itself:
+    /// a single case-sensitive pattern whose line test is exact
+    /// (`exact_lines`: no `-w`/`-x`, `\n` lines, no inline flags), as the
+    /// big-file path counts and finds it with `memchr` alone
+    /// (`pipeline::literal`).
+    pub fn single_literal(&self) -> Option<&[u8]> {
+        let set = self.literals.as_ref()?;
+        let one = self.exact_lines
+            && !set.fold_ascii
+            && set.patterns.len() == 1
+            && self.rules.is_none()
+            && self.hashed.is_none();
+        one.then(|| set.patterns[0].as_slice())
+    }
+
     /// A one-line description for `--stats`.
     pub fn describe(&self) -> String {
         if let Some(r) = &self.rules {

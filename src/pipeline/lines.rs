@@ -4,6 +4,7 @@
 
 use grep_matcher::Matcher;
 
+use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
 use crate::sys::guard::GuardedMap;
 
@@ -110,15 +111,25 @@ pub struct Numbered {
 
 /// The lines of `lines` (which begins at a line start) that `matcher`
 /// matches, each with the count of line terminators before it, and the
-/// count of all of them: one pass that numbers while it searches.
-pub fn numbered_matching_lines<M: Matcher>(lines: &[u8], matcher: &M) -> (u64, Vec<Numbered>) {
+/// count of all of them: one pass that numbers while it searches. With
+/// `literal` (the plan's single literal, which decides lines alone) the
+/// lines are found by it instead of the matcher.
+pub fn numbered_matching_lines<M: Matcher>(
+    lines: &[u8],
+    matcher: &M,
+    literal: Option<&Literal<'_>>,
+) -> (u64, Vec<Numbered>) {
     let mut found = Vec::new();
     let (mut pos, mut line) = (0usize, 0u64);
-    for_each_matching_line(lines, matcher, |start, end| {
+    let each = |start, end| {
         line += count_lines(&lines[pos..start]);
         found.push(Numbered { start, end, line });
         pos = start;
-    });
+    };
+    match literal {
+        Some(l) => l.for_each_line(lines, each),
+        None => for_each_matching_line(lines, matcher, each),
+    }
     (line + count_lines(&lines[pos..]), found)
 }
 
@@ -344,7 +355,7 @@ mod tests {
     fn numbered_lines_count_what_precedes_them() {
         let m = crate::matcher::testing::line_matcher("x");
         let data = b"x\n\nax\nb\nc\nxx";
-        let (total, found) = numbered_matching_lines(data, &m);
+        let (total, found) = numbered_matching_lines(data, &m, None);
         assert_eq!(total, 5);
         let want = [(0, 2, 0), (3, 6, 2), (10, 12, 5)];
         let got: Vec<_> = found.iter().map(|f| (f.start, f.end, f.line)).collect();

@@ -18,8 +18,14 @@ use crate::pipeline::lines::next_line_start;
 
 /// The largest segment unless `GSEARCH_SEGMENT` says otherwise.
 pub const MAX_DEFAULT: usize = 256 << 10;
-/// The first segment's size (or [`max`], when smaller).
-pub const FIRST: usize = 64 << 10;
+/// The first segment's size (or [`max`], when smaller): about what ripgrep
+/// writes first (its 8 KiB buffer), and within a pipe's 64 KiB, so that
+/// `| head -1` has its line before a write waits on the reader.
+pub const FIRST: usize = 8 << 10;
+
+/// Segments [`in_order`]'s calling thread searches and emits alone before
+/// the other threads start.
+const SOLO: usize = 2;
 
 /// The largest segment: [`MAX_DEFAULT`], or `GSEARCH_SEGMENT` bytes (tests
 /// use tiny segments so that lines and matches cross many boundaries).
@@ -40,6 +46,10 @@ pub struct Segment {
 struct Cursor<'a> {
     data: &'a [u8],
     max: usize,
+    /// The threads claiming: near the end, segments shrink so that they
+    /// finish together (one 32 MiB segment left to one of two threads
+    /// would leave the other idle for its whole time).
+    threads: usize,
     at: usize,
     claimed: usize,
 }
@@ -50,7 +60,9 @@ impl Cursor<'_> {
         if self.at >= self.data.len() {
             return None;
         }
-        let size = (FIRST.min(self.max) << self.claimed.min(24)).min(self.max);
+        let ramp = (FIRST.min(self.max) << self.claimed.min(24)).min(self.max);
+        let share = (self.data.len() - self.at) / (2 * self.threads.max(1));
+        let size = ramp.min(share.max(FIRST.min(self.max)));
         let end = next_line_start(self.data, self.at.saturating_add(size).min(self.data.len()));
         let seg = (self.claimed, self.at, end);
         self.at = end;
@@ -71,6 +83,7 @@ pub fn each<T: Send>(
     let cursor = Mutex::new(Cursor {
         data,
         max: max.max(1),
+        threads,
         at: 0,
         claimed: 0,
     });
@@ -194,7 +207,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Runs `work` on every segment of `data` with `order.threads` threads and
 /// hands the results to `emit` in segment order (see the module's text).
-/// The calling thread searches the first segment alone and emits it, then
+/// The calling thread searches the first [`SOLO`] segments alone and emits them, then
 /// works with the others, emitting whatever is ready between its segments.
 /// Stops at `emit`'s first error and returns it.
 pub fn in_order<P, T: Send, E>(
@@ -208,6 +221,7 @@ pub fn in_order<P, T: Send, E>(
             cursor: Cursor {
                 data,
                 max: order.max.max(1),
+                threads: order.threads,
                 at: 0,
                 claimed: 0,
             },
@@ -220,10 +234,15 @@ pub fn in_order<P, T: Send, E>(
         changed: Condvar::new(),
     };
     let ahead = order.ahead.max(1);
-    // The first segment alone, before any other thread starts: its lines
-    // leave as soon as one thread can find them (`| head -1`).
-    let first = shared.lock().claim(ahead);
-    if let Some(seg) = first {
+    // The first segments alone, before any other thread starts: their
+    // lines leave as soon as one thread can find them, and a reader that
+    // wanted only those (`| head -1`) has closed the pipe by the second
+    // write, which then ends the search before a thread was started.
+    for _ in 0..SOLO {
+        let next = shared.lock().claim(ahead);
+        let Some(seg) = next else {
+            break;
+        };
         run(&shared, &work, &seg);
         let done = shared.lock().pop();
         if let Some(r) = done {
@@ -414,6 +433,24 @@ mod tests {
         assert_eq!(r, Err("closed"));
         // At most `ahead` more than emitted, plus one each in flight.
         assert!(worked.into_inner() <= 3 + 2 + 2);
+    }
+
+    /// Near the end, segments shrink to a share of what is left, so that
+    /// no thread is left alone with a whole largest segment.
+    #[test]
+    fn segments_shrink_at_the_end() {
+        let data = text(200_000);
+        let max = data.len() / 3;
+        let parts = each(&data, 2, max, |s| (s.start, s.end));
+        for &(a, b) in &parts {
+            let left = data.len() - a;
+            assert!(
+                b - a <= (left / 4).max(FIRST) + 64,
+                "{a}..{b} of {}",
+                data.len()
+            );
+        }
+        assert_eq!(parts.last().unwrap().1, data.len());
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! file order and `-n`'s are written as soon as they and all before them
 //! are done (`pipeline::segments`), so the first lines leave at once, a
 //! closed pipe stops the search, and the memory held for order is at most
-//! `2 x cores + 2` segments' output (a segment is at most
-//! `GSEARCH_SEGMENT`, default 1 MiB, of the file). Everything else
+//! [`AHEAD`] (or `2 x cores + 2`, if more) segments' output (a segment is
+//! at most `GSEARCH_SEGMENT`, default 256 KiB, of the file). Everything else
 //! collects every matching line first, then prints through ripgrep's
 //! searcher, which jumps from one matching line to the next
 //! (`OffsetMatcher` in confirmed mode).
@@ -29,11 +29,19 @@ use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::pipeline::lines::{matching_lines, numbered_matching_lines};
+use crate::pipeline::lines::{Numbered, matching_lines, next_line_start, numbered_matching_lines};
+use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
 use crate::pipeline::segments;
 use crate::sys::guard::{GuardedMap, RELEASE_STEP, Releaser};
 use crate::walk::Haystack;
+
+/// Segments of `-n` output searched ahead of the one written next, at
+/// least: a thread descheduled in the middle of a segment (another
+/// program's turn on a busy machine) holds up the writing, not the other
+/// threads' searching. Bounds the output held for order to this many
+/// segments' (at most [`segments::max`] of the file each).
+const AHEAD: usize = 32;
 
 /// Files from this size up are split across threads.
 pub const MIN_BYTES: u64 = 32 << 20;
@@ -83,7 +91,7 @@ pub fn search<W: WriteColor>(
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
     let map = GuardedMap::map(&file).ok().flatten()?;
     crate::sys::trace::mark("big file mapped");
-    let result = match stream(cfg, plan, &hay.path, &map, printer) {
+    let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Done(r) => r,
         Streamed::Not => collected(cfg, searcher, printer, plan, hay, &map, 0)?,
         Streamed::Partly(written) => collected(cfg, searcher, printer, plan, hay, &map, written)?,
@@ -141,7 +149,7 @@ enum Streamed {
 fn stream<W: WriteColor>(
     cfg: &Config,
     plan: &Plan,
-    path: &Path,
+    hay: &Haystack,
     map: &GuardedMap,
     printer: &mut Printer<W>,
 ) -> Streamed {
@@ -151,13 +159,13 @@ fn stream<W: WriteColor>(
         return Streamed::Not;
     }
     if plain::count_eligible(cfg) {
-        return count(cfg, plan, path, map, printer.get_mut())
+        return count(cfg, plan, &hay.path, map, printer.get_mut())
             .map_or(Streamed::Not, Streamed::Done);
     }
     if !plain::eligible(cfg) {
         return Streamed::Not;
     }
-    match numbered(cfg, plan, path, map, printer.get_mut()) {
+    match numbered(cfg, plan, hay, map, printer.get_mut()) {
         Ok(has_match) => Streamed::Done(Ok(SearchResult {
             has_match,
             stats: None,
@@ -186,12 +194,23 @@ fn count<W: Write>(
     // step, 16 cores counted 8.7 GB at 5 GB/s instead of 45).
     let size = crate::sys::env_count("GSEARCH_SEGMENT").unwrap_or(RELEASE_STEP);
     let ahead = ReadAhead::cold(map);
+    let literal = plan.single_literal().and_then(Literal::new);
     let parts = segments::each(data, crate::sys::cores(), size, |seg| {
         if let Some(a) = &ahead {
             a.reached(seg.start);
         }
-        let nul = memchr::memchr(0, &data[seg.start..seg.end]).is_some();
-        let counts = plain::count_segment(data, (seg.start, seg.end), &matcher, matches);
+        // In blocks that stay in the cache between the NUL check and the
+        // count (a segment is too big for it: the file would be read from
+        // memory twice).
+        let (mut counts, mut nul) = ((0, 0), false);
+        for (a, b) in blocks(data, seg.start, seg.end) {
+            nul |= memchr::memchr(0, &data[a..b]).is_some();
+            let (l, f) = match &literal {
+                Some(l) => literal_counts(l, &data[a..b], matches, cfg.stats),
+                None => plain::count_segment(data, (a, b), &matcher, matches),
+            };
+            counts = (counts.0 + l, counts.1 + f);
+        }
         map.release(seg.start..seg.end);
         (counts, nul)
     });
@@ -212,6 +231,43 @@ fn count<W: Write>(
     Some(wtr.write_all(&out).map(|()| result))
 }
 
+/// Bytes counted at a time while they are in the cache (L2: half of a
+/// typical 512 KiB to 2 MiB).
+const BLOCK: usize = 256 << 10;
+
+/// `data[a..b]` (whole lines) in blocks of whole lines of about [`BLOCK`]
+/// bytes.
+fn blocks(data: &[u8], a: usize, b: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = a;
+    std::iter::from_fn(move || {
+        if at >= b {
+            return None;
+        }
+        let end = next_line_start(&data[..b], at.saturating_add(BLOCK).min(b));
+        let block = (at, end);
+        at = end;
+        Some(block)
+    })
+}
+
+/// A segment's matching lines and (with `matches`) matches of a literal
+/// that decides lines alone: per matching line only a search for its end
+/// (`-c`), no per-line work at all for `--count-matches` (without
+/// `--stats`, whose figures need the lines too, the lines only say whether
+/// there was a match: 1 or 0).
+fn literal_counts(literal: &Literal<'_>, bytes: &[u8], matches: bool, stats: bool) -> (u64, u64) {
+    if !matches {
+        return (literal.count_lines(bytes), 0);
+    }
+    let found = literal.count_matches(bytes);
+    let lines = if stats && found > 0 {
+        literal.count_lines(bytes)
+    } else {
+        u64::from(found > 0)
+    };
+    (lines, found)
+}
+
 /// Why [`numbered`] stopped early.
 enum Stop {
     /// Writing failed (a closed pipe, most often).
@@ -225,31 +281,40 @@ enum Stop {
 fn numbered<W: Write>(
     cfg: &Config,
     plan: &Plan,
-    path: &Path,
+    hay: &Haystack,
     map: &GuardedMap,
     wtr: &mut W,
 ) -> Result<bool, Stop> {
     let data: &[u8] = map;
     let threads = crate::sys::cores();
     let matcher = plan.line_matcher();
-    let prefix = plain::path_prefix(cfg, path);
+    let prefix = plain::path_prefix(cfg, &hay.path);
     let released = Mutex::new(Releaser::new(Some(map), 0));
     let order = segments::Order {
         threads,
-        ahead: 2 * threads + 2,
+        ahead: AHEAD.max(2 * threads + 2),
         max: segments::max(),
     };
     let ahead = ReadAhead::cold(map);
+    let literal = plan.single_literal().and_then(Literal::new);
     let work = segments::Work {
         search: |seg: &segments::Segment| {
             if let Some(a) = &ahead {
                 a.reached(seg.start);
             }
             let bytes = &data[seg.start..seg.end];
-            if memchr::memchr(0, bytes).is_some() {
+            let (lines, found) = numbered_matching_lines(bytes, &matcher, literal.as_ref());
+            // A file given by name: ripgrep's searcher looks for NULs only
+            // in the lines it prints; else (a file a walk found, searched
+            // with `--mmap`) any NUL hands the search over, as before.
+            let nul = if hay.explicit {
+                nul_in_lines(bytes, &found)
+            } else {
+                memchr::memchr(0, bytes).is_some()
+            };
+            if nul {
                 return (0, None);
             }
-            let (lines, found) = numbered_matching_lines(bytes, &matcher);
             (lines, Some((seg.start, seg.end, found)))
         },
         finish: |found: Option<(usize, usize, Vec<_>)>, before: u64| {
@@ -278,6 +343,26 @@ fn numbered<W: Write>(
         Ok(())
     })?;
     Ok(any)
+}
+
+/// Whether one of the lines `found` in `bytes` holds a NUL: past the
+/// first [`BINARY_PROBE`] bytes (checked before streaming), ripgrep's
+/// searcher looks for binary data only in the lines it prints, so the
+/// other lines are not read again. One `memchr` per run of adjacent lines.
+fn nul_in_lines(bytes: &[u8], found: &[Numbered]) -> bool {
+    let mut i = 0;
+    while let Some(first) = found.get(i) {
+        let mut end = first.end;
+        i += 1;
+        while let Some(next) = found.get(i).filter(|n| n.start == end) {
+            end = next.end;
+            i += 1;
+        }
+        if memchr::memchr(0, &bytes[first.start..end]).is_some() {
+            return true;
+        }
+    }
+    false
 }
 
 /// A writer that drops the first `skip` bytes written to it (output that

@@ -140,6 +140,16 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
             &[&["-n", "needle"], &["-c", "needle"], &["-n", "e"]],
         );
     }
+    // Files a walk finds (binary detection that quits), mapped with
+    // `--mmap`: any NUL hands the search to ripgrep's searcher.
+    same_as_searcher(
+        &dir,
+        ".",
+        &[
+            &["--mmap", "--sort", "path", "-n", "needle"],
+            &["--mmap", "--sort", "path", "-c", "needle"],
+        ],
+    );
 }
 
 /// `gsearch -n PATTERN BIG | head -1`: once the reader has gone, the
@@ -179,4 +189,50 @@ fn a_closed_pipe_ends_the_search_quietly() {
     assert_eq!(stderr, "");
     // ripgrep 15 exits with 1 here too (`rg -n e BIG | head -1`).
     assert_eq!(status.code(), Some(1), "{status:?}");
+}
+
+/// One literal that decides lines alone (`pipeline/literal.rs`: counted
+/// and found with memchr, no regex): matches in the very first and last
+/// bytes, no final newline, CRLF lines, repeated and overlapping
+/// occurrences (`ee` in `eee`), lines and matches crossing segment
+/// boundaries; `-v`, `-i`, `-w` and `--crlf` (which take the regex) beside
+/// them.
+#[test]
+fn one_literal_counts_and_lines_equal_the_searcher() {
+    let dir = Dir::new("bigfile_literal", Engine::Cpu);
+    let mut lf = b"eee start\n".to_vec();
+    lf.extend_from_slice(&text(4000));
+    lf.extend_from_slice(b"\nstruct eee");
+    let crlf: Vec<u8> = lf
+        .split(|&b| b == b'\n')
+        .collect::<Vec<_>>()
+        .join(&b"\r\n"[..]);
+    dir.create_bytes("lf.txt", &lf);
+    dir.create_bytes("crlf.txt", &crlf);
+    for file in ["lf.txt", "crlf.txt"] {
+        same_as_searcher(
+            &dir,
+            file,
+            &[
+                &["-c", "e"],
+                &["--count-matches", "e"],
+                &["--count-matches", "ee"],
+                &["-c", "ee"],
+                &["-c", "struct"],
+                &["--count-matches", "-H", "struct"],
+                &["-n", "e"],
+                &["-n", "ee"],
+                &["-n", "eee"],
+                &["-n", "struct"],
+                &["-c", "-F", "e\r"],
+                &["-v", "-c", "e"],
+                &["-v", "-n", "struct"],
+                &["-i", "-c", "E"],
+                &["-i", "--count-matches", "E"],
+                &["-w", "-c", "e"],
+                &["--crlf", "-n", "eee$"],
+                &["--count-matches", "absent"],
+            ],
+        );
+    }
 }
