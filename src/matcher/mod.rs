@@ -15,3 +15,4 @@ mod rules_props;
 pub mod searcher;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod wrap;

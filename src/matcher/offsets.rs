@@ -7,12 +7,16 @@
 //! to the next offset instead of scanning the text, so the host's work is
 //! proportional to the matching lines, not to the input.
 
-use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoError};
+use grep_matcher::{ByteSet, LineMatchKind, Matcher, NoError};
 
 use crate::matcher::line::LineMatcher;
+use crate::matcher::wrap::{Wrapped, Wrapper};
 
 /// Candidate lines from precomputed offsets into one slice.
-pub struct OffsetMatcher<'a, M> {
+pub type OffsetMatcher<'a, M> = Wrapped<Offsets<'a, M>>;
+
+/// What [`OffsetMatcher`] keeps beside its inner matcher.
+pub struct Offsets<'a, M> {
     inner: M,
     base: usize,
     len: usize,
@@ -29,10 +33,11 @@ impl<'a> OffsetMatcher<'a, LineMatcher<'a>> {
         slice: &'a [u8],
         offsets: &'a [u64],
     ) -> Self {
-        OffsetMatcher {
+        let Wrapped(m) = OffsetMatcher::new(plan.line_matcher(), slice, offsets);
+        Wrapped(Offsets {
             confirmed: plan.exact_lines,
-            ..OffsetMatcher::new(plan.line_matcher(), slice, offsets)
-        }
+            ..m
+        })
     }
 }
 
@@ -40,64 +45,37 @@ impl<'a, M: Matcher<Error = NoError>> OffsetMatcher<'a, M> {
     /// `offsets` are sorted positions inside `slice`, the exact bytes that
     /// will be handed to `Searcher::search_slice`.
     pub fn new(inner: M, slice: &'a [u8], offsets: &'a [u64]) -> Self {
-        OffsetMatcher {
+        Wrapped(Offsets {
             inner,
             base: slice.as_ptr() as usize,
             len: slice.len(),
             offsets,
             confirmed: false,
-        }
+        })
     }
 
     /// `line_starts` are the starts of exactly the matching lines, so the
     /// searcher need not confirm them.
     pub fn confirmed(inner: M, slice: &'a [u8], line_starts: &'a [u64]) -> Self {
-        OffsetMatcher {
+        let Wrapped(m) = OffsetMatcher::new(inner, slice, line_starts);
+        Wrapped(Offsets {
             confirmed: true,
-            ..OffsetMatcher::new(inner, slice, line_starts)
-        }
+            ..m
+        })
     }
 }
 
-impl<M: Matcher<Error = NoError>> Matcher for OffsetMatcher<'_, M> {
-    type Captures = M::Captures;
-    type Error = NoError;
+impl<M: Matcher<Error = NoError>> Wrapper for Offsets<'_, M> {
+    type Inner = M;
 
-    fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, NoError> {
-        self.inner.find_at(haystack, at)
+    fn inner(&self) -> &M {
+        &self.inner
     }
 
-    fn new_captures(&self) -> Result<M::Captures, NoError> {
-        self.inner.new_captures()
-    }
-
-    fn capture_count(&self) -> usize {
-        self.inner.capture_count()
-    }
-
-    fn capture_index(&self, name: &str) -> Option<usize> {
-        self.inner.capture_index(name)
-    }
-
-    fn captures_at(
-        &self,
-        haystack: &[u8],
-        at: usize,
-        caps: &mut M::Captures,
-    ) -> Result<bool, NoError> {
-        self.inner.captures_at(haystack, at, caps)
-    }
-
-    fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, NoError> {
-        self.inner.shortest_match_at(haystack, at)
-    }
-
-    fn is_match_at(&self, haystack: &[u8], at: usize) -> Result<bool, NoError> {
-        self.inner.is_match_at(haystack, at)
-    }
-
-    fn line_terminator(&self) -> Option<LineTerminator> {
-        self.inner.line_terminator()
+    /// Not the inner matcher's set: this matcher answers with the
+    /// [`Matcher`] default.
+    fn non_matching_bytes(&self) -> Option<&ByteSet> {
+        None
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {

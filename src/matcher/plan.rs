@@ -417,8 +417,7 @@ pub fn is_case_insensitive(cfg: &Config) -> bool {
             let joined = joined_pattern(cfg);
             match ast::parse::Parser::new().parse(&joined) {
                 Ok(a) => {
-                    let mut scan = CaseScan::default();
-                    scan.ast(&a);
+                    let Ok(scan) = ast::visit(&a, CaseScan::default());
                     scan.any_literal && !scan.any_upper
                 }
                 Err(_) => false,
@@ -447,42 +446,37 @@ struct CaseScan {
     any_upper: bool,
 }
 
-impl CaseScan {
-    fn ast(&mut self, a: &Ast) {
-        match a {
-            Ast::Literal(l) => self.literal(l),
-            Ast::ClassBracketed(c) => self.class_set(&c.kind),
-            Ast::Repetition(r) => self.ast(&r.ast),
-            Ast::Group(g) => self.ast(&g.ast),
-            Ast::Alternation(x) => x.asts.iter().for_each(|a| self.ast(a)),
-            Ast::Concat(x) => x.asts.iter().for_each(|a| self.ast(a)),
-            _ => {}
-        }
+/// Every literal of a pattern, in or out of a class, as
+/// `regex_syntax::ast::visit` walks it.
+impl ast::Visitor for CaseScan {
+    type Output = CaseScan;
+    type Err = std::convert::Infallible;
+
+    fn finish(self) -> Result<CaseScan, Self::Err> {
+        Ok(self)
     }
 
-    fn class_set(&mut self, s: &ast::ClassSet) {
-        match s {
-            ast::ClassSet::Item(i) => self.class_item(i),
-            ast::ClassSet::BinaryOp(op) => {
-                self.class_set(&op.lhs);
-                self.class_set(&op.rhs);
-            }
+    fn visit_pre(&mut self, a: &Ast) -> Result<(), Self::Err> {
+        if let Ast::Literal(l) = a {
+            self.literal(l);
         }
+        Ok(())
     }
 
-    fn class_item(&mut self, i: &ast::ClassSetItem) {
+    fn visit_class_set_item_pre(&mut self, i: &ast::ClassSetItem) -> Result<(), Self::Err> {
         match i {
             ast::ClassSetItem::Literal(l) => self.literal(l),
             ast::ClassSetItem::Range(r) => {
                 self.literal(&r.start);
                 self.literal(&r.end);
             }
-            ast::ClassSetItem::Bracketed(b) => self.class_set(&b.kind),
-            ast::ClassSetItem::Union(u) => u.items.iter().for_each(|i| self.class_item(i)),
             _ => {}
         }
+        Ok(())
     }
+}
 
+impl CaseScan {
     fn literal(&mut self, l: &ast::Literal) {
         self.any_literal = true;
         self.any_upper |= l.c.is_uppercase();
@@ -790,6 +784,30 @@ mod tests {
             <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-i", "-F", "-f", list, "f"]);
         let plan = Plan::new(&Config::from_cli(cli).unwrap()).unwrap();
         assert!(plan.matcher.is_compiled(), "waited for");
+    }
+
+    /// Smart case sees every literal, in classes, ranges and nested
+    /// classes too, and a pattern with none stays case sensitive.
+    #[test]
+    fn smart_case_reads_literals_everywhere() {
+        let smart = |pat: &str| {
+            let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-S", pat, "f"]);
+            is_case_insensitive(&Config::from_cli(cli).unwrap())
+        };
+        for (pat, insensitive) in [
+            ("foo", true),
+            ("Foo", false),
+            ("x[A-Z]", false),
+            ("x[a-z]+", true),
+            ("(?:a|b(c))*", true),
+            ("a|B", false),
+            ("[a&&[Q]]", false),
+            ("[^[b]c]", true),
+            (r"\pL", false),
+            (r"\w+[[:upper:]]", false),
+        ] {
+            assert_eq!(smart(pat), insensitive, "{pat}");
+        }
     }
 
     #[test]

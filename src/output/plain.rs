@@ -189,35 +189,54 @@ fn format_segment(
 /// in memory).
 const NUMBERED_ROUND: usize = 1 << 20;
 
-/// Prints the lines holding `offsets` when their numbers are already known
-/// (`numbers[i]`, 1-based, is the number of the line holding `offsets[i]`;
-/// both ascending, one offset per line, e.g. from the device's line index):
-/// no newline of the file is counted, only the printed lines are read.
-/// `confirm` is the matcher when the lines are only candidates. Returns
-/// whether any line was printed.
+/// Lines of one file whose numbers are already known, as
+/// [`print_numbered`] and [`print_context`] print them.
+#[derive(Clone, Copy)]
+pub struct NumberedLines<'a> {
+    pub path: &'a Path,
+    pub text: Text<'a>,
+    /// The offsets of the lines: ascending, one offset per line (e.g. from
+    /// the device's line index).
+    pub offsets: &'a [u64],
+    /// `numbers[i]`, 1-based, is the number of the line holding
+    /// `offsets[i]`.
+    pub numbers: &'a [u64],
+}
+
+impl<'a> NumberedLines<'a> {
+    /// The lines in pieces of at most `size`.
+    fn chunks(self, size: usize) -> impl Iterator<Item = NumberedLines<'a>> {
+        let numbers = self.numbers.chunks(size);
+        self.offsets
+            .chunks(size)
+            .zip(numbers)
+            .map(move |(offsets, numbers)| NumberedLines {
+                offsets,
+                numbers,
+                ..self
+            })
+    }
+}
+
+/// Prints the `lines` (candidates confirmed by `text.matcher` when
+/// `text.confirm`): no newline of the file is counted, only the printed
+/// lines are read. Returns whether any line was printed.
 pub fn print_numbered<W: Write>(
     cfg: &Config,
-    path: &Path,
-    text: Text<'_>,
-    offsets: &[u64],
-    numbers: &[u64],
+    lines: NumberedLines<'_>,
     wtr: &mut W,
 ) -> io::Result<bool> {
     let threads = crate::sys::cores();
-    let prefix = path_prefix(cfg, path);
+    let prefix = path_prefix(cfg, lines.path);
     let mut any = false;
-    for (offs, nums) in offsets
-        .chunks(NUMBERED_ROUND)
-        .zip(numbers.chunks(NUMBERED_ROUND))
-    {
-        let per = offs.len().div_ceil(threads).max(1 << 12);
+    for round in lines.chunks(NUMBERED_ROUND) {
+        let per = round.offsets.len().div_ceil(threads).max(1 << 12);
         let bufs: Vec<Vec<u8>> = std::thread::scope(|s| {
-            let hs: Vec<_> = offs
+            let hs: Vec<_> = round
                 .chunks(per)
-                .zip(nums.chunks(per))
-                .map(|(o, n)| {
+                .map(|part| {
                     let prefix = &prefix;
-                    s.spawn(move || format_numbered(text, o, n, prefix))
+                    s.spawn(move || format_numbered(part, prefix))
                 })
                 .collect();
             hs.into_iter()
@@ -238,29 +257,26 @@ pub fn context_eligible(cfg: &Config) -> bool {
     plain_standard(cfg) && (cfg.before > 0 || cfg.after > 0) && cfg.is_one_file
 }
 
-/// Prints the matching lines holding `offsets` (one offset per line, both
-/// ascending, every one a match: e.g. an exact literal set's device lines)
-/// numbered by `numbers`, with their context lines, as ripgrep's standard
+/// Prints the matching `lines` (every one a match: e.g. an exact literal
+/// set's device lines) with their context lines, as ripgrep's standard
 /// printer does for one file: `N:` before a matching line, `N-` before a
 /// context line, the context separator between groups that do not touch.
 /// Only the printed lines are read; their numbers come from the matches'.
 pub fn print_context<W: Write>(
     cfg: &Config,
-    path: &Path,
-    text: Text<'_>,
-    offsets: &[u64],
-    numbers: &[u64],
+    lines: NumberedLines<'_>,
     wtr: &mut W,
 ) -> io::Result<bool> {
-    let data = text.data;
-    let mut release = Releaser::new(text.map, 0);
+    let data = lines.text.data;
+    let mut release = Releaser::new(lines.text.map, 0);
     let (before, after) = (cfg.before as u64, cfg.after as u64);
-    let sep_match = prefix_with(cfg, path, b':');
-    let sep_context = prefix_with(cfg, path, b'-');
+    let sep_match = prefix_with(cfg, lines.path, b':');
+    let sep_context = prefix_with(cfg, lines.path, b'-');
     let mut out = Vec::new();
     let mut num = itoa::Buffer::new();
     // Number and end of the last line printed.
     let mut last: Option<(u64, usize)> = None;
+    let (offsets, numbers) = (lines.offsets, lines.numbers);
     for (k, (&o, &n)) in offsets.iter().zip(numbers).enumerate() {
         let s = o as usize;
         if s >= data.len() || last.is_some_and(|(ln, _)| n <= ln) {
@@ -338,7 +354,13 @@ fn prefix_with(cfg: &Config, path: &Path, sep: u8) -> Vec<u8> {
 }
 
 /// Formats the lines holding `offsets`, numbered by `numbers`.
-fn format_numbered(text: Text<'_>, offsets: &[u64], numbers: &[u64], prefix: &[u8]) -> Vec<u8> {
+fn format_numbered(lines: NumberedLines<'_>, prefix: &[u8]) -> Vec<u8> {
+    let NumberedLines {
+        text,
+        offsets,
+        numbers,
+        ..
+    } = lines;
     let (data, confirm) = (text.data, text.confirmer());
     let mut release = Releaser::new(text.map, offsets.first().map_or(0, |&o| o as usize));
     let mut out = Vec::new();
@@ -791,7 +813,13 @@ mod tests {
                     matcher: plan.line_matcher(),
                     confirm: false,
                 };
-                print_numbered(&cfg, Path::new("f"), t, &lines.starts, &numbers, &mut got).unwrap();
+                let numbered = NumberedLines {
+                    path: Path::new("f"),
+                    text: t,
+                    offsets: &lines.starts,
+                    numbers: &numbers,
+                };
+                print_numbered(&cfg, numbered, &mut got).unwrap();
                 assert_eq!(got, reference(&cfg, &plan, &data), "{args:?} len {len}");
             }
         }

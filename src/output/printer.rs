@@ -221,23 +221,14 @@ impl<W: WriteColor> Printer<W> {
         path: &Path,
         input: Input<'_>,
     ) -> io::Result<SearchResult> {
+        let m = &matcher;
         match self {
-            Printer::Standard(p) => {
-                let mut sink = p.sink_with_path(&matcher, path);
-                feed(searcher, &matcher, input, &mut sink)?;
-                Ok(sink.result())
+            Printer::Standard(p) => finish(searcher, m, input, p.sink_with_path(m, path)),
+            Printer::Summary(p) => {
+                p.search(searcher, m, path.as_os_str().as_encoded_bytes(), input)
             }
-            Printer::Summary(p) => p.search(searcher, matcher, path, input),
-            Printer::SummaryWithPaths(p) => {
-                let mut sink = p.sink_with_path(&matcher, path);
-                feed(searcher, &matcher, input, &mut sink)?;
-                Ok(sink.result())
-            }
-            Printer::Json(p) => {
-                let mut sink = p.sink_with_path(&matcher, path);
-                feed(searcher, &matcher, input, &mut sink)?;
-                Ok(sink.result())
-            }
+            Printer::SummaryWithPaths(p) => finish(searcher, m, input, p.sink_with_path(m, path)),
+            Printer::Json(p) => finish(searcher, m, input, p.sink_with_path(m, path)),
         }
     }
 }
@@ -291,20 +282,19 @@ impl<W: WriteColor> SummaryPrinter<W> {
     fn search<M: Matcher>(
         &mut self,
         searcher: &mut Searcher,
-        matcher: M,
-        path: &Path,
+        matcher: &M,
+        path: &[u8],
         input: Input<'_>,
     ) -> io::Result<SearchResult> {
         let counts = matches!(self.kind, SummaryKind::Count | SummaryKind::CountMatches);
-        let bytes = path.as_os_str().as_encoded_bytes();
         if self.with_path && counts {
             let w = self.printer.get_mut();
             w.path.clear();
-            w.path.extend_from_slice(bytes);
+            w.path.extend_from_slice(path);
             w.pending = true;
         }
-        let mut sink = self.printer.sink(&matcher);
-        let fed = feed(searcher, &matcher, input, &mut sink);
+        let mut sink = self.printer.sink(matcher);
+        let fed = feed(searcher, matcher, input, &mut sink);
         let result = sink.result();
         // A file left at binary data (the searcher quits there) prints
         // nothing, not even as a file without a match.
@@ -330,7 +320,7 @@ impl<W: WriteColor> SummaryPrinter<W> {
             let term = self
                 .terminator
                 .unwrap_or(searcher.line_terminator().as_byte());
-            write_path(&mut w.inner, &w.color, bytes, term)?;
+            write_path(&mut w.inner, &w.color, path, term)?;
         }
         Ok(result)
     }
@@ -376,6 +366,17 @@ pub enum Input<'a> {
     Reader(&'a mut dyn io::Read),
     /// Bytes already in memory (a staging buffer, a memory map).
     Slice(&'a [u8]),
+}
+
+/// Feeds `input` to a printer's `sink`: what the sink knows when it is over.
+fn finish<M: Matcher, S: Sink<Error = io::Error> + Finished>(
+    searcher: &mut Searcher,
+    matcher: &M,
+    input: Input<'_>,
+    mut sink: S,
+) -> io::Result<SearchResult> {
+    feed(searcher, matcher, input, &mut sink)?;
+    Ok(sink.result())
 }
 
 fn feed<M: Matcher, S: Sink<Error = io::Error>>(

@@ -534,12 +534,17 @@ impl<'a> Finisher<'a> {
             matcher: self.plan.line_matcher(),
             confirm: !self.plan.exact_lines,
         };
+        let lines = crate::output::plain::NumberedLines {
+            path: &hay.path,
+            text,
+            offsets: &big.offsets,
+            numbers: &big.numbers,
+        };
         let w = self.desk.printer.get_mut();
-        let (cfg, path) = (self.cfg, &hay.path);
         let r = if context {
-            crate::output::plain::print_context(cfg, path, text, &big.offsets, &big.numbers, w)
+            crate::output::plain::print_context(self.cfg, lines, w)
         } else {
-            crate::output::plain::print_numbered(cfg, path, text, &big.offsets, &big.numbers, w)
+            crate::output::plain::print_numbered(self.cfg, lines, w)
         };
         Some(r.map(|has_match| SearchResult {
             has_match,

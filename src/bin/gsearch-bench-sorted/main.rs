@@ -59,11 +59,21 @@ struct Args {
     study_only: bool,
 }
 
+/// The seed's figures in microseconds, one per row it timed.
+struct SeedUs {
+    copy: f64,
+    binary: f64,
+    eytzinger: f64,
+    eytzinger_build: f64,
+}
+
 /// The seed's figures on an NVIDIA RTX 2080 Ti (futhark bench, -r 100).
-const SEED_COPY_US: f64 = 534.0;
-const SEED_BINARY_US: f64 = 2670.0;
-const SEED_EYTZINGER_US: f64 = 2107.0;
-const SEED_EYTZINGER_BUILD_US: f64 = 1698.0;
+const SEED_US: SeedUs = SeedUs {
+    copy: 534.0,
+    binary: 2670.0,
+    eytzinger: 2107.0,
+    eytzinger_build: 1698.0,
+};
 
 struct Row {
     name: String,
@@ -319,10 +329,10 @@ impl Table<'_> {
         let mut dst = ds.alloc::<i32>(n).map_err(e)?;
         let t = time_runs(self.runs, || ds.copy(&bufs.hay, &mut dst, n).map_err(e))?;
         self.rows
-            .push(Row::new("copy (clEnqueueCopyBuffer)", t, None).seed(SEED_COPY_US));
+            .push(Row::new("copy (clEnqueueCopyBuffer)", t, None).seed(SEED_US.copy));
         let sorted = (&bufs.hay, &bufs.hay);
         let row = self.search("binary search", Method::Binary, sorted, &data.want_sorted)?;
-        self.rows.push(row.seed(SEED_BINARY_US));
+        self.rows.push(row.seed(SEED_US.binary));
         let mut eyt = ds.alloc::<i32>(n).map_err(e)?;
         let t = time_runs(self.runs, || {
             ds.build_eytzinger(&bufs.hay, n, &mut eyt).map_err(e)
@@ -330,7 +340,7 @@ impl Table<'_> {
         let layout_ok = self.check(|t| t.ds.download(&eyt, n).ok(), &data.eyt_keys);
         self.rows.push(
             Row::new("Eytzinger layout build (on device)", t, layout_ok)
-                .seed(SEED_EYTZINGER_BUILD_US),
+                .seed(SEED_US.eytzinger_build),
         );
         // The Eytzinger array searched for both key batches.
         for (label, keys, want, seed_us) in [
@@ -338,7 +348,7 @@ impl Table<'_> {
                 "Eytzinger search (keys in Eytzinger order, as the seed)",
                 &bufs.eyt_keys,
                 &data.want_eyt,
-                Some(SEED_EYTZINGER_US),
+                Some(SEED_US.eytzinger),
             ),
             (
                 "Eytzinger search (sorted keys)",
@@ -424,7 +434,7 @@ fn print_table(rows: &[Row]) {
                 .map(|v| format!("{v:.0}"))
                 .unwrap_or_else(|| "–".into()),
             r.seed_us
-                .map(|v| format!("{:.2}", v / SEED_COPY_US))
+                .map(|v| format!("{:.2}", v / SEED_US.copy))
                 .unwrap_or_else(|| "–".into()),
             match r.verified {
                 Some(true) => "ok",
