@@ -73,6 +73,8 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
 /// [`device_detached`]).
 struct Shared {
     size: usize,
+    /// Bytes a second all CPU workers search, as [`cpu_pace`] measured.
+    cpu_rate: f64,
     /// The next chunk to claim.
     next: AtomicUsize,
     /// Per chunk: sorted offsets of its matching lines, each inside the
@@ -93,9 +95,10 @@ struct Shared {
 
 impl Shared {
     /// Nothing claimed yet, for a file of `size` bytes.
-    fn new(size: usize, ahead: Option<ReadAhead<'static>>) -> Shared {
+    fn new(size: usize, ahead: Option<ReadAhead<'static>>, cpu_rate: f64) -> Shared {
         Shared {
             size,
+            cpu_rate,
             next: AtomicUsize::new(0),
             slots: (0..size.div_ceil(chunk()))
                 .map(|_| OnceLock::new())
@@ -313,15 +316,20 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         _ => return crate::search::cpu::search_cpu(cfg, plan),
     };
     let threads = crate::sys::cores();
-    if let Err(why) = device_pays(map.len(), cpu_pace(&map, plan), threads) {
+    let pace = cpu_pace(&map, plan);
+    if let Err(why) = device_pays(map.len(), pace, threads) {
         // The CPU engine alone, as `--engine cpu` runs it.
         drop(map);
         let note = format!("device: not started ({why})");
         return crate::search::cpu::search_cpu_noted(cfg, plan, &[note]);
     }
     let ahead = ReadAhead::cold_file(&file, map.len());
-    let shared = Arc::new(Shared::new(map.len(), ahead));
+    let cpu_rate = threads as f64 / pace.max(1e-12);
+    let shared = Arc::new(Shared::new(map.len(), ahead, cpu_rate));
     let device = spawn_device(cfg, plan, &file, &shared);
+    if plan.literals.is_none() {
+        wait_for_device(&shared, device.as_ref());
+    }
     cpu_workers(&shared, &file, &map, plan, threads);
     settle_device(device, &shared);
     answer_unanswered(&shared, &map, plan);
@@ -392,6 +400,27 @@ fn spawn_device(
         .name("gsearch-device".into())
         .spawn(move || device_thread(&sels, &work, &file, &shared))
         .ok()
+}
+
+/// Holds the CPU workers back until the device is ready (or its thread
+/// ended, or twice its assumed start-up passed), for regexes: with every
+/// core busy on them, the device's start-up took 4.5 times as long (two
+/// H100s, 32 cores, 15 rules over 8.68 GB: ready after 1,256 ms, against
+/// 279 ms for the device alone), and the CPU finished first at a third of
+/// the device's speed. `--stats` tells the wait.
+fn wait_for_device(shared: &Shared, device: Option<&std::thread::JoinHandle<()>>) {
+    let Some(handle) = device else {
+        return;
+    };
+    let t0 = Instant::now();
+    let limit = 2 * device_startup();
+    while shared.device_ready.get().is_none() && !handle.is_finished() && t0.elapsed() < limit {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    shared.note(format!(
+        "cpu: waited {:.1} ms for the device's start-up before searching",
+        t0.elapsed().as_secs_f64() * 1e3
+    ));
 }
 
 /// Every core takes chunks until none are left, or until the device is up
@@ -541,6 +570,10 @@ fn device_thread(sels: &[DeviceSelector], work: &DeviceWork, file: &File, shared
             "dfa: the device decides candidate lines with {}",
             d.describe()
         ));
+        if let Err(why) = dfa_worth_it(d.groups.len(), engines.len(), shared.cpu_rate) {
+            shared.note(format!("device: not used ({why})"));
+            return;
+        }
     }
     let _ = shared.device_ready.set(Instant::now());
     let several = engines.len() > 1;
@@ -554,6 +587,29 @@ fn device_thread(sels: &[DeviceSelector], work: &DeviceWork, file: &File, shared
             s.spawn(move || feed_device(engine, file, shared, (label, ready)));
         }
     });
+}
+
+/// Bytes a second one device's DFA kernel scans per group of tables: each
+/// group is a pass over the text (H100: 15 rules in 4 groups, 23.6 GB/s of
+/// kernel time over 8.68 GB; 200 rules in 49 groups, 3.5 GB/s).
+const DFA_GROUP_RATE: f64 = 94e9;
+
+/// Whether `devices` devices running `groups` DFA groups can take a share
+/// worth having: at least a quarter of what the CPU searches (`cpu_rate`,
+/// bytes a second). Below that (1,000 rules, about 250 groups) the device's
+/// feeders only take memory bandwidth and cores from the CPU workers (two
+/// H100s, 32 cores, 8.68 GB: the CPU alone 2.40 s, CPU and devices 3.5 s).
+fn dfa_worth_it(groups: usize, devices: usize, cpu_rate: f64) -> Result<(), String> {
+    let device_rate = devices as f64 * DFA_GROUP_RATE / groups.max(1) as f64;
+    if device_rate >= cpu_rate / 4.0 {
+        return Ok(());
+    }
+    Err(format!(
+        "{} of DFA tables scan about {:.1} GB/s, under a quarter of the CPU's {:.1} GB/s",
+        crate::sys::count_of(groups, "group"),
+        device_rate / 1e9,
+        cpu_rate / 1e9
+    ))
 }
 
 /// One device's chunks, until none are left; its share and stages go to
