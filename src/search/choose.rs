@@ -119,7 +119,8 @@ pub fn dfa_spec(cfg: &Config) -> Option<DfaSpec> {
 /// cores, 1.93 GB page-cached, `bench/rules-gpu.py`): 15 rules took 0.78 s
 /// on the CPU and 1.06 s on the device (DFA tables built in about 0.5 s,
 /// 8 groups, kernel 391 ms), 200 rules 1.23 s and 7.8 s (tables 7 s).
-/// Each DFA group is one more pass over the text.
+/// Each DFA group is one more pass over the text. (One big file goes to
+/// `search::hybrid` before this, where the CPU and the devices share it.)
 const AUTO_MAX_DFA_PATTERNS: usize = 2;
 const AUTO_MAX_DFA_GROUPS: usize = 8;
 
