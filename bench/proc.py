@@ -1,6 +1,6 @@
 """One run of a command for the bench scripts: wall seconds, peak RSS (wait4 on the
-very process) and its output, with a time limit. Shared by bench/multi-gpu.py and
-bench/scale-gpus.py."""
+very process) and its output, with a time limit. Shared by bench/multi-gpu.py,
+bench/scale-gpus.py and bench/rules-gpu.py."""
 import os
 import subprocess
 import time

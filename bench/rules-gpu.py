@@ -10,9 +10,11 @@ Usage: bench/rules-gpu.py FILE [RUNS] [TIMEOUT]   (writes the table to stdout;
 RULES_SKIP_RG=1 leaves ripgrep out)"""
 import os
 import statistics
-import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from proc import run_rss  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CARRY = os.path.join(REPO, ".carry")
@@ -30,33 +32,6 @@ def timed(argv, runs, timeout):
             walls.append(w)
         rss = max(rss, r)
     return statistics.median(walls), rss, out
-
-
-def run_rss(argv, timeout):
-    """One run, its wall time and peak RSS taken with wait4 on the very process."""
-    start = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    deadline = start + timeout
-    chunks = []
-    os.set_blocking(p.stdout.fileno(), False)
-    while True:
-        try:
-            data = p.stdout.read()
-            if data:
-                chunks.append(data)
-        except BlockingIOError:
-            pass
-        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            rest = p.stdout.read() or b""
-            chunks.append(rest)
-            p.returncode = status
-            return time.perf_counter() - start, usage.ru_maxrss / 1024, b"".join(chunks)
-        if time.perf_counter() > deadline:
-            p.kill()
-            os.wait4(p.pid, 0)
-            return None, 0.0, b""
-        time.sleep(0.002)
 
 
 def count(out):
