@@ -91,6 +91,14 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
+    /// [`EngineOptions::from_env`] with batches of at least `min_batch`
+    /// bytes (a caller whose pieces must each fit one batch).
+    pub fn from_env_min_batch(min_batch: usize) -> EngineOptions {
+        let mut opts = EngineOptions::from_env();
+        opts.batch_bytes = opts.batch_bytes.max(min_batch);
+        opts
+    }
+
     /// Defaults plus `GSEARCH_KERNEL`, `GSEARCH_BATCH_BYTES`,
     /// `GSEARCH_SLOTS` and (tests only) `GSEARCH_FAULT`.
     pub fn from_env() -> EngineOptions {
@@ -300,8 +308,7 @@ impl OpenClEngine {
     /// `GSEARCH_*`'s options, batches of at least `min_batch` bytes, and a
     /// forced kernel dropped when it cannot search `set`.
     fn literal_options(set: &LiteralSet, min_batch: usize) -> EngineOptions {
-        let mut opts = EngineOptions::from_env();
-        opts.batch_bytes = opts.batch_bytes.max(min_batch);
+        let mut opts = EngineOptions::from_env_min_batch(min_batch);
         if let Some(k) = opts.kernel
             && !k.can_handle(&non_empty(set))
         {
@@ -384,9 +391,7 @@ impl OpenClEngine {
         min_batch: usize,
     ) -> Result<Vec<OpenClEngine>, EngineError> {
         let infos = select_all(sels).map_err(|e| EngineError::Device(e.to_string()))?;
-        let mut opts = EngineOptions::from_env();
-        opts.batch_bytes = opts.batch_bytes.max(min_batch);
-        Self::dfa_engines(infos, spec, opts)
+        Self::dfa_engines(infos, spec, EngineOptions::from_env_min_batch(min_batch))
     }
 
     /// [`OpenClEngine::new_dfa`] with explicit options (`kernel` is

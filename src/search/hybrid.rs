@@ -326,8 +326,10 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     let ahead = ReadAhead::cold_file(&file, map.len());
     let cpu_rate = threads as f64 / pace.max(1e-12);
     let shared = Arc::new(Shared::new(map.len(), ahead, cpu_rate));
-    let device = spawn_device(cfg, plan, &file, &shared);
-    if plan.literals.is_none() {
+    let work = DeviceWork::of(cfg, plan);
+    let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
+    let device = work.and_then(|w| spawn_device(cfg, w, &file, &shared));
+    if waits {
         wait_for_device(&shared, device.as_ref());
     }
     cpu_workers(&shared, &file, &map, plan, threads);
@@ -373,6 +375,12 @@ impl DeviceWork {
         }
     }
 
+    /// Whether the CPU workers wait for the device's start-up (regexes:
+    /// see [`wait_for_device`]).
+    fn holds_cpu_back(&self) -> bool {
+        matches!(self, DeviceWork::Dfa(_))
+    }
+
     /// One engine per device, with batches that hold a chunk and its
     /// overlap (a DFA batch needs none: the kernel always reports the line
     /// a batch ends inside).
@@ -390,11 +398,10 @@ impl DeviceWork {
 /// Starts the device thread (not scoped; see [`Shared`]).
 fn spawn_device(
     cfg: &Config,
-    plan: &Plan,
+    work: DeviceWork,
     file: &Arc<File>,
     shared: &Arc<Shared>,
 ) -> Option<std::thread::JoinHandle<()>> {
-    let work = DeviceWork::of(cfg, plan)?;
     let (shared, file, sels) = (Arc::clone(shared), Arc::clone(file), selectors(cfg));
     std::thread::Builder::new()
         .name("gsearch-device".into())
@@ -572,6 +579,10 @@ fn device_thread(sels: &[DeviceSelector], work: &DeviceWork, file: &File, shared
         ));
         if let Err(why) = dfa_worth_it(d.groups.len(), engines.len(), shared.cpu_rate) {
             shared.note(format!("device: not used ({why})"));
+            // The CPU workers wait for this thread to end: the driver's
+            // teardown of the contexts is left to the process's end, as
+            // `main` does for the device path.
+            std::mem::forget(engines);
             return;
         }
     }
