@@ -129,6 +129,11 @@ fn run_env(dir: &Path, engine: &str, args: &[&str], env: &[(&str, &str)]) -> Out
     for (k, v) in env {
         c.env(k, v);
     }
+    output(c)
+}
+
+/// Runs `c` to its end with its output captured, and checks it is sane.
+fn output(mut c: Command) -> Out {
     let child = c
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -633,13 +638,7 @@ fn multiline_search_of_a_file_bigger_than_the_heap_limit() {
             Ok(())
         });
     }
-    let child = c
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = wait(child);
-    out.sane();
+    let out = output(c);
     let want = format!(
         "tree/big:1:START\ntree/big:2:END\ntree/big:{}:START\ntree/big:{}:END\ntree/small:2:START\ntree/small:3:END\n",
         lines + 1,
