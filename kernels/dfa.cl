@@ -2,9 +2,13 @@
 // the host (src/engine/dfa_table.rs, over-approximations of the patterns:
 // every line the exact regex matches is a candidate; the CPU confirms).
 //
+// Kernel `dfa_lines` runs the full groups over the whole text; `dfa_near`
+// (at the end, under `-D DFA_NEAR`) runs the near groups only on the lines
+// where many_literals.cl's `many_literals_fold` found one of their factors.
+//
 // Kernel `dfa_lines` (build `-D WG=`; 2-D NDRange: dimension 0 covers the
 // text in segments of `seg` bytes, one per work-item, in work-groups of WG;
-// dimension 1 is the DFA group, local size 1):
+// dimension 1 is the (full) DFA group, local size 1):
 //
 //   #  argument
 //   0  global const uchar  *text     n bytes (+ padding)
@@ -73,11 +77,14 @@ inline uchar text_at(global const uchar *text, uint i, uint *cw, uint4 *cv)
 }
 #endif
 
-#define DFA_SCAN(T, FLAG)                                                     \
-    while (p < e) {                                                           \
-        uint ls = p;                                                          \
+// One line through the DFA T from p (a line start), state `start`: `hit`
+// becomes 1 at a match flag or when the walk reaches `lim` undecided, 0 at
+// the '\n' ending the line (the text's end counts as one); p is left at the
+// deciding byte.
+#define DFA_LINE(T, FLAG)                                                     \
+    {                                                                         \
         uint s = start;                                                       \
-        uint hit = 0;                                                         \
+        hit = 0;                                                              \
         for (;;) {                                                            \
             if (p >= lim) {                                                   \
                 hit = 1;                                                      \
@@ -94,6 +101,13 @@ inline uchar text_at(global const uchar *text, uint i, uint *cw, uint4 *cv)
             s = x;                                                            \
             p++;                                                              \
         }                                                                     \
+    }
+
+#define DFA_SCAN(T, FLAG)                                                     \
+    while (p < e) {                                                           \
+        uint ls = p;                                                          \
+        uint hit;                                                             \
+        DFA_LINE(T, FLAG)                                                     \
         while (p < e && TEXT_AT(p) != '\n')                                   \
             p++;                                                              \
         if (p >= n && (n == 0 || TEXT_AT(n - 1) != '\n'))                     \
@@ -106,6 +120,21 @@ inline uchar text_at(global const uchar *text, uint i, uint *cw, uint4 *cv)
         p++;                                                                  \
     }
 
+// Group d's class map, and its u16 table when it has one, into local
+// memory (every work-item of the group takes part; a barrier follows).
+inline void load_group(uint4 d, global const uchar *gc, global const ushort *t16,
+                       local ushort *ltab, local uchar *lcls)
+{
+    uint lid = get_local_id(0);
+    for (uint i = lid; i < 256; i += WG)
+        lcls[i] = gc[i];
+    if (d.z) {
+        global const ushort *src = t16 + d.x;
+        for (uint i = lid; i < d.w; i += WG)
+            ltab[i] = src[i];
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 dfa_lines(global const uchar *text, uint n, uint seg, global const uint4 *groups,
           global const uchar *classes, global const ushort *t16,
@@ -115,15 +144,7 @@ dfa_lines(global const uchar *text, uint n, uint seg, global const uint4 *groups
 {
     uint g = get_global_id(1);
     uint4 d = groups[g];
-    uint lid = get_local_id(0);
-    global const uchar *gc = classes + (size_t)g * 256;
-    for (uint i = lid; i < 256; i += WG)
-        lcls[i] = gc[i];
-    if (d.z) {
-        global const ushort *src = t16 + d.x;
-        for (uint i = lid; i < d.w; i += WG)
-            ltab[i] = src[i];
-    }
+    load_group(d, classes + (size_t)g * 256, t16, ltab, lcls);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     local const uchar *cls = lcls;
@@ -157,3 +178,87 @@ dfa_lines(global const uchar *text, uint n, uint seg, global const uint4 *groups
         DFA_SCAN(T, 0x80000000u)
     }
 }
+
+#ifdef DFA_NEAR
+// Kernel `dfa_near` (built with `-D DFA_NEAR`, beside `many_literals_fold`
+// from many_literals.cl, which finds the factors): the near groups on the
+// lines holding a factor. 2-D NDRange: dimension 0 any multiple of WG
+// (work-items take the hits grid-stride), dimension 1 the near groups
+// (local size 1).
+//
+//   #  argument
+//   0  global const uchar  *text     as dfa_lines
+//   1  uint                 n
+//   2  global const uint   *hits     factor positions (many_literals_fold's
+//                                    out, in no order)
+//   3  global const uint   *hcount   positions found (may exceed hcap)
+//   4  uint                 hcap     entries of hits
+//   5  global const uint4  *groups   as dfa_lines
+//   6  global const uchar  *classes
+//   7  global const ushort *t16
+//   8  global const uint   *t32
+//   9  global uint         *out      as dfa_lines
+//  10  uint                 cap
+//  11  global uint         *count
+//  12  local ushort        *ltab
+//  13  local uchar         *lcls
+//  14  uint                 span
+//  15  uint                 first    index of the first near group
+//
+// For a factor at o: the walk back to its line's start goes at most `span`
+// bytes (further, o itself is recorded: the host maps every offset to its
+// line's start); from the start the line runs through the group's DFA as
+// in dfa_lines, up to o + span (a line still undecided there is a
+// candidate). A line with several factors may be recorded several times.
+// More hits than hcap: the count becomes 0xFFFFFFFF, which no result
+// buffer holds, and the host searches the batch on the CPU.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+dfa_near(global const uchar *text, uint n, global const uint *hits,
+         global const uint *hcount, uint hcap, global const uint4 *groups,
+         global const uchar *classes, global const ushort *t16,
+         global const uint *t32, global uint *out, uint cap,
+         global uint *count, local ushort *ltab, local uchar *lcls,
+         uint span, uint first)
+{
+    uint found = *hcount;
+    if (found > hcap) {
+        if (get_global_id(0) == 0 && get_global_id(1) == 0)
+            atomic_xchg(count, 0xffffffffu);
+        return;
+    }
+    uint g = first + get_global_id(1);
+    uint4 d = groups[g];
+    load_group(d, classes + (size_t)g * 256, t16, ltab, lcls);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    local const uchar *cls = lcls;
+    global const uint *T32 = t32 + d.x;
+    uint start = d.y;
+    uint cw = 0xffffffffu;
+    uint4 cv = (uint4)(0);
+    for (uint i = get_global_id(0); i < found; i += get_global_size(0)) {
+        uint o = hits[i];
+        uint back = o > span ? o - span : 0;
+        uint ls = o;
+        while (ls > back && TEXT_AT(ls - 1) != '\n')
+            ls--;
+        uint hit = 1;
+        uint rec = o;
+        if (ls == 0 || TEXT_AT(ls - 1) == '\n') {
+            rec = ls;
+            uint p = ls;
+            uint lim = n - o > span ? o + span : n + 1;
+            if (d.z) {
+                local const ushort *T = ltab;
+                DFA_LINE(T, 0x8000u)
+            } else {
+                DFA_LINE(T32, 0x80000000u)
+            }
+        }
+        if (hit) {
+            uint k = atomic_inc(count);
+            if (k < cap)
+                out[k] = rec;
+        }
+    }
+}
+#endif

@@ -22,6 +22,10 @@ fn spec(patterns: &[String], ci: bool) -> DfaSpec {
         patterns: patterns.to_vec(),
         fixed_strings: false,
         case_insensitive: ci,
+        factors: patterns
+            .iter()
+            .map(|p| gsearch::matcher::plan::pattern_factors(p, ci))
+            .collect(),
     }
 }
 
@@ -278,6 +282,96 @@ proptest! {
             let cpu = gsearch("cpu", &args, dir.path());
             let dev = gsearch("opencl", &args, dir.path());
             prop_assert_eq!(String::from_utf8_lossy(&dev), String::from_utf8_lossy(&cpu));
+        }
+    }
+}
+
+/// Rules with literal factors, and one without (a full group).
+const NEAR_RULES: &str = "(?i)key=[A-J]{10}\ntok_[0-9]{5}\n\\bpasswd:\\s*\\S{6,}\nabc[0-9]\n\
+                          \\b[0-9a-f]{12}\\b\nZq[a-z]+é\n";
+
+/// Text for the near groups: factors (in either case) at the start and end
+/// of lines, in lines longer than the span (near their start, past the
+/// span, far from it), non-ASCII bytes, and a stretch dense with factors
+/// (more positions than a batch's scratch holds: the CPU takes it).
+fn near_text(seed: u64) -> Vec<u8> {
+    let pieces: [&[u8]; 12] = [
+        b"key=ABCDEFGHIJ",
+        b"KEY=abcdefghij",
+        b"tok_12345",
+        b"TOK_12345",
+        b"passwd: hunter22",
+        b"passwd:x",
+        b"abc7",
+        b"0123456789ab",
+        b"zqxyz\xc3\xa9",
+        b"Zqabc\xc3\xa9",
+        b"\xc3\xa9t\xc3\xa9",
+        b"\n",
+    ];
+    let mut hay = b"tok_54321 first\n".to_vec();
+    let filler = lcg_text(40_000, seed);
+    for (i, chunk) in filler.chunks(97).enumerate() {
+        hay.extend_from_slice(chunk);
+        hay.extend_from_slice(pieces[i % pieces.len()]);
+        if i % 50 == 7 {
+            // A long line with factors at its start, past the span, and
+            // near its end.
+            let long: Vec<u8> = lcg_text(3000, i as u64)
+                .into_iter()
+                .filter(|&b| b != b'\n')
+                .collect();
+            hay.extend_from_slice(b"\nkey=ABCDEFGHIJ");
+            hay.extend_from_slice(&long[..1500]);
+            hay.extend_from_slice(b"tok_99999");
+            hay.extend_from_slice(&long[1500..]);
+            hay.extend_from_slice(b"abc1\n");
+        }
+    }
+    hay.extend(std::iter::repeat_n(b"abcabc".as_slice(), 20_000).flatten());
+    hay.extend_from_slice(b"abc9\nlast tok_11111");
+    hay
+}
+
+/// Near groups (`GSEARCH_DFA_NEAR=1`): the rules with factors run only on
+/// the lines holding one; the answers are the CPU engine's, whatever the
+/// span, the batch and the case mode.
+#[test]
+fn near_groups_answer_as_the_cpu() {
+    if !have_device() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.txt"), near_text(5)).unwrap();
+    std::fs::write(dir.path().join("rules.txt"), NEAR_RULES).unwrap();
+    for (span, batch) in [("64", "65536"), ("1024", "300000")] {
+        let env = [
+            ("GSEARCH_DFA_NEAR", "1"),
+            ("GSEARCH_DFA_SPAN", span),
+            ("GSEARCH_BATCH_BYTES", batch),
+        ];
+        let stats = gsearch_env(
+            "opencl",
+            &["--stats", "-c", "-f", "rules.txt", "t.txt"],
+            dir.path(),
+            &env,
+        );
+        let stats = String::from_utf8_lossy(&stats);
+        assert!(
+            stats.contains("near groups run only on lines holding"),
+            "{stats}"
+        );
+        for flags in [&["-n"][..], &["-c"], &["-o"], &["-c", "-i"], &["-n", "-w"]] {
+            let mut args = vec!["-a"];
+            args.extend_from_slice(flags);
+            args.extend_from_slice(&["-f", "rules.txt", "t.txt"]);
+            let cpu = gsearch("cpu", &args, dir.path());
+            let dev = gsearch_env("opencl", &args, dir.path(), &env);
+            assert_eq!(
+                String::from_utf8_lossy(&dev),
+                String::from_utf8_lossy(&cpu),
+                "span {span} batch {batch} {flags:?}"
+            );
         }
     }
 }

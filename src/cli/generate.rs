@@ -255,6 +255,13 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "every core",
     ),
     var(
+        "GSEARCH_DFA_NEAR",
+        Tuning,
+        "Near groups: patterns with literal factors run on the device only on the lines \
+         holding a factor. 0 never, 1 whenever some pattern has factors.",
+        "when they fill two DFA groups or more",
+    ),
+    var(
         "GSEARCH_HYBRID_READ",
         Tuning,
         "pread makes those CPU threads read their chunks into a small buffer instead of \

@@ -3,10 +3,11 @@
 //!
 //! ```text
 //! patterns (count, then indexes) | classes (256 bytes) | nclasses | states
-//! | start | local (0 or 1) | entries (count, then entries)
+//! | start | local (0 or 1) | near (0 or 1) | entries (count, then entries)
 //! ```
 //!
-//! after the group count. [`from_bytes`] checks every field against the
+//! after the group count, and then the factors (count, then each as its
+//! length and bytes). [`from_bytes`] checks every field against the
 //! others (class numbers below the class count, every entry a state of its
 //! own table, local tables within `u16` reach), so a damaged or foreign
 //! entry reads as `None`, never as tables the kernel would run off.
@@ -28,10 +29,16 @@ pub fn to_bytes(set: &DfaSet) -> Vec<u8> {
         put(&mut out, g.states);
         put(&mut out, g.start);
         put(&mut out, u32::from(g.local));
+        put(&mut out, u32::from(g.near));
         put(&mut out, g.table.len() as u32);
         for &e in &g.table {
             put(&mut out, e);
         }
+    }
+    put(&mut out, set.factors.len() as u32);
+    for f in &set.factors {
+        put(&mut out, f.len() as u32);
+        out.extend_from_slice(f);
     }
     out
 }
@@ -71,10 +78,19 @@ pub fn from_bytes(bytes: &[u8], patterns: usize) -> Option<DfaSet> {
     for _ in 0..n {
         groups.push(group(&mut r, patterns)?);
     }
-    r.bytes.is_empty().then_some(DfaSet {
-        groups,
-        info: BuildInfo::default(),
-    })
+    let nf = r.count(4)?;
+    let factors = (0..nf)
+        .map(|_| {
+            let len = r.count(1)?;
+            Some(r.take(len)?.to_vec())
+        })
+        .collect::<Option<Vec<Vec<u8>>>>()?;
+    // The full groups first, the near ones after, and factors for them.
+    let full = groups.iter().take_while(|g| !g.near).count();
+    let near = groups.len() - full;
+    let ordered = groups[full..].iter().all(|g| g.near);
+    (r.bytes.is_empty() && ordered && (near > 0) != factors.is_empty())
+        .then(|| DfaSet::new(groups, factors, BuildInfo::default()))
 }
 
 fn group(r: &mut Reader<'_>, patterns: usize) -> Option<DfaGroup> {
@@ -84,6 +100,7 @@ fn group(r: &mut Reader<'_>, patterns: usize) -> Option<DfaGroup> {
         .collect::<Option<Vec<usize>>>()?;
     let classes: [u8; 256] = r.take(256)?.try_into().ok()?;
     let (nclasses, states, start, local) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
+    let near = r.u32()?;
     let ne = r.count(4)?;
     let table = (0..ne).map(|_| r.u32()).collect::<Option<Vec<u32>>>()?;
     let g = DfaGroup {
@@ -94,8 +111,9 @@ fn group(r: &mut Reader<'_>, patterns: usize) -> Option<DfaGroup> {
         start,
         table,
         local: local == 1,
+        near: near == 1,
     };
-    (local <= 1 && consistent(&g)).then_some(g)
+    (local <= 1 && near <= 1 && consistent(&g)).then_some(g)
 }
 
 /// Whether `g`'s fields agree: the kernel may follow every entry.
@@ -119,15 +137,25 @@ fn consistent(g: &DfaGroup) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::dfa_table::{DfaLimits, DfaSpec};
+    use crate::engine::dfa_table::{DfaLimits, DfaSpec, NearMode};
 
+    /// A full group (`x{2,5}y`) and near groups (factors `ab`, `zq`).
     fn sample() -> DfaSet {
         let spec = DfaSpec {
             patterns: vec![r"ab[0-9]{3}".into(), r"(?i)zq\w+".into(), "x{2,5}y".into()],
             fixed_strings: false,
             case_insensitive: false,
+            factors: vec![Some(vec![b"ab".to_vec()]), Some(vec![b"zq".to_vec()]), None],
         };
-        DfaSet::build(&spec, DfaLimits::for_local_mem(1 << 10)).unwrap()
+        let s = DfaSet::build_mode(
+            &spec,
+            DfaLimits::for_local_mem(1 << 10),
+            1,
+            NearMode::Always,
+        );
+        let s = s.unwrap();
+        assert!(s.near_groups() > 0 && s.full_groups() > 0);
+        s
     }
 
     #[test]
@@ -136,7 +164,7 @@ mod tests {
         let b = to_bytes(&s);
         let t = from_bytes(&b, 3).expect("tables");
         assert_eq!(to_bytes(&t), b);
-        let hay = b"ab123\nzzz\nZQa\nxxy\n";
+        let hay = b"ab123\nzzz\nZQa\nxxy\nzqb\n";
         assert_eq!(t.candidate_lines(hay), s.candidate_lines(hay));
     }
 

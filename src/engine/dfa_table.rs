@@ -56,18 +56,49 @@ pub const MATCH16: u32 = 0x8000;
 /// Match flag of a `u32` entry.
 pub const MATCH32: u32 = 0x8000_0000;
 
-/// How the patterns are parsed (as the exact matcher parses them).
+/// How the patterns are parsed (as the exact matcher parses them), and
+/// their literal factors.
 #[derive(Clone, Debug)]
 pub struct DfaSpec {
     pub patterns: Vec<String>,
     pub fixed_strings: bool,
     pub case_insensitive: bool,
+    /// Per pattern, literals one of which every match holds, ASCII
+    /// lower-cased (`matcher::plan::pattern_factors`); empty, or `None` for
+    /// a pattern, where there are none. Such patterns may become "near"
+    /// groups (see [`DfaGroup::near`]).
+    pub factors: Vec<Option<Vec<Vec<u8>>>>,
 }
 
 /// Version of the tables this module builds: part of the on-disk cache's
 /// key, raised whenever the approximation, the grouping or the layout
 /// changes what a build gives.
-pub const BUILDER_VERSION: u32 = 3;
+pub const BUILDER_VERSION: u32 = 4;
+
+/// Whether patterns with literal factors go to near groups
+/// (`GSEARCH_DFA_NEAR`: `0` never, `1` whenever some pattern has factors;
+/// unset: when they need [`NEAR_MIN_GROUPS`] groups or more).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NearMode {
+    Never,
+    Always,
+    Auto,
+}
+
+impl NearMode {
+    pub fn from_env() -> NearMode {
+        match std::env::var("GSEARCH_DFA_NEAR").as_deref().map(str::trim) {
+            Ok("0") => NearMode::Never,
+            Ok("1") => NearMode::Always,
+            _ => NearMode::Auto,
+        }
+    }
+}
+
+/// Near groups pay once they replace this many passes over the text: the
+/// factor search is one pass (`many_literals_fold`), and the near groups
+/// then step only the lines holding a factor.
+pub const NEAR_MIN_GROUPS: usize = 2;
 
 /// Size limits of the grouping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +189,10 @@ pub struct DfaGroup {
     /// The table goes to local memory as `u16` entries (flag [`MATCH16`]);
     /// otherwise it stays in global memory as `u32` (flag [`MATCH32`]).
     pub local: bool,
+    /// A near group: its patterns all have literal factors, and it is run
+    /// only on the lines where one of the set's factors occurs
+    /// ([`DfaSet::factors`]), not over the whole text.
+    pub near: bool,
 }
 
 impl DfaGroup {
@@ -186,10 +221,16 @@ impl DfaGroup {
     }
 }
 
-/// The groups of a pattern set.
+/// The groups of a pattern set: first the groups run over the whole text,
+/// then the near groups (run on the lines holding one of `factors`).
 #[derive(Clone, Debug)]
 pub struct DfaSet {
     pub groups: Vec<DfaGroup>,
+    /// The near groups' factors (ASCII lower-cased, sorted, distinct);
+    /// empty when there is no near group.
+    pub factors: Vec<Vec<u8>>,
+    /// Finds `factors`, ASCII case folded (the host's reference).
+    finder: Option<aho_corasick::AhoCorasick>,
     /// How the groups were made (not part of the tables).
     pub info: BuildInfo,
 }
@@ -206,6 +247,16 @@ impl DfaSet {
 
     /// [`DfaSet::build`] on `threads` threads (the benchmark's scaling).
     pub fn build_on(spec: &DfaSpec, limits: DfaLimits, threads: usize) -> Result<DfaSet, String> {
+        Self::build_mode(spec, limits, threads, NearMode::from_env())
+    }
+
+    /// [`DfaSet::build_on`] with near groups as `mode` says.
+    pub fn build_mode(
+        spec: &DfaSpec,
+        limits: DfaLimits,
+        threads: usize,
+        mode: NearMode,
+    ) -> Result<DfaSet, String> {
         let t0 = Instant::now();
         let idx: Vec<usize> = (0..spec.patterns.len()).collect();
         let hirs = crate::sys::par_map(&idx, threads, |&i| {
@@ -219,25 +270,73 @@ impl DfaSet {
             return Err("a pattern matches the empty string (every line a candidate)".into());
         }
         let relax = t0.elapsed();
-        // Blocks of patterns, each split in halves until its table fits;
-        // a block holds about as many patterns as a group can (at least 8).
-        let block = (limits.group_cap() / 6144).clamp(8, 512);
-        let blocks: Vec<&[usize]> = idx.chunks(block).collect();
-        let parts = crate::sys::par_map(&blocks, threads, |b| {
-            let mut groups = Vec::new();
-            fit(&hirs, b, limits, &mut groups).map(|()| groups)
-        });
-        let mut groups = Vec::new();
-        for p in parts {
-            groups.extend(p?);
+        let (near_pats, always_pats): (Vec<usize>, Vec<usize>) = if mode == NearMode::Never {
+            (Vec::new(), idx)
+        } else {
+            idx.iter().partition(|&&i| factors_of(spec, i).is_some())
+        };
+        let mut groups = group_patterns(&hirs, &always_pats, limits, threads)?;
+        let mut near = group_patterns(&hirs, &near_pats, limits, threads)?;
+        let use_near = match mode {
+            NearMode::Never => false,
+            NearMode::Always => !near.is_empty(),
+            NearMode::Auto => near.len() >= NEAR_MIN_GROUPS,
+        };
+        let mut factors = Vec::new();
+        if use_near {
+            near.iter_mut().for_each(|g| g.near = true);
+            factors = near_pats
+                .iter()
+                .filter_map(|&i| factors_of(spec, i))
+                .flatten()
+                .cloned()
+                .collect();
+            factors.sort_unstable();
+            factors.dedup();
         }
+        groups.extend(near);
         let info = BuildInfo {
             relax,
             group: t0.elapsed() - relax,
             threads: threads.max(1),
             from_cache: false,
         };
-        Ok(DfaSet { groups, info })
+        Ok(DfaSet::new(groups, factors, info))
+    }
+
+    /// A set of `groups` (the near ones last) and the near groups' factors.
+    pub fn new(groups: Vec<DfaGroup>, factors: Vec<Vec<u8>>, info: BuildInfo) -> DfaSet {
+        let finder = (!factors.is_empty())
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(&factors)
+                    .ok()
+            })
+            .flatten();
+        DfaSet {
+            groups,
+            factors,
+            finder,
+            info,
+        }
+    }
+
+    /// The groups run over the whole text (they come first).
+    pub fn full_groups(&self) -> usize {
+        self.groups.iter().filter(|g| !g.near).count()
+    }
+
+    /// The near groups (after the full ones).
+    pub fn near_groups(&self) -> usize {
+        self.groups.len() - self.full_groups()
+    }
+
+    /// Passes over the whole text a batch costs: one per full group, and
+    /// the factor search when there are near groups (which step only the
+    /// lines holding a factor).
+    pub fn passes(&self) -> usize {
+        self.full_groups() + usize::from(self.near_groups() > 0)
     }
 
     pub fn local_groups(&self) -> usize {
@@ -254,8 +353,15 @@ impl DfaSet {
             .map(DfaGroup::table_bytes)
             .max()
             .unwrap_or(0);
+        let near = match self.near_groups() {
+            0 => String::new(),
+            g => format!(
+                ", {g} of them near groups run only on lines holding one of {}",
+                crate::sys::count_of(self.factors.len(), "literal factor")
+            ),
+        };
         format!(
-            "{} ({} in local memory), {}, {} (largest {max})",
+            "{} ({} in local memory{near}), {}, {} (largest {max})",
             crate::sys::count_of(self.groups.len(), "DFA group"),
             self.local_groups(),
             crate::sys::count_of(states, "state"),
@@ -264,16 +370,18 @@ impl DfaSet {
     }
 
     /// The kernel's answer computed on the host: the sorted start offsets
-    /// of the candidate lines of `hay` (lines some group accepts, plus
+    /// of the candidate lines of `hay` (lines some full group accepts, or
+    /// some near group accepts and one of the factors occurs in, plus
     /// offset 0 and an unterminated last line, which may continue in
-    /// another chunk). The device engine's CPU fallback and its reference.
+    /// another chunk). The device engine's CPU fallback and its reference
+    /// (for lines shorter than the kernel's span, `opencl::dfa`).
     pub fn candidate_lines(&self, hay: &[u8]) -> Vec<u64> {
         let mut out = Vec::new();
         let mut start = 0usize;
         while start < hay.len() {
             let end = memchr::memchr(b'\n', &hay[start..]).map(|i| start + i);
             let line = &hay[start..end.unwrap_or(hay.len())];
-            if start == 0 || end.is_none() || self.groups.iter().any(|g| g.accepts(line)) {
+            if start == 0 || end.is_none() || self.accepts(line) {
                 out.push(start as u64);
             }
             match end {
@@ -283,6 +391,47 @@ impl DfaSet {
         }
         out
     }
+}
+
+impl DfaSet {
+    /// Whether `line` (no `\n` inside) is a candidate.
+    fn accepts(&self, line: &[u8]) -> bool {
+        let (full, near) = self.groups.split_at(self.full_groups());
+        full.iter().any(|g| g.accepts(line))
+            || (self.finder.as_ref().is_some_and(|f| f.is_match(line))
+                && near.iter().any(|g| g.accepts(line)))
+    }
+}
+
+/// Pattern `i`'s factors when it can be a near group's: some, none
+/// holding a `\n` (a line never does).
+fn factors_of(spec: &DfaSpec, i: usize) -> Option<&Vec<Vec<u8>>> {
+    spec.factors
+        .get(i)?
+        .as_ref()
+        .filter(|f| !f.is_empty() && f.iter().all(|l| !l.is_empty() && !l.contains(&b'\n')))
+}
+
+/// The groups of patterns `pats` (indexes into `hirs`): blocks of
+/// patterns, each split in halves until its table fits; a block holds
+/// about as many patterns as a group can (at least 8). Built on `threads`.
+fn group_patterns(
+    hirs: &[Hir],
+    pats: &[usize],
+    limits: DfaLimits,
+    threads: usize,
+) -> Result<Vec<DfaGroup>, String> {
+    let block = (limits.group_cap() / 6144).clamp(8, 512);
+    let blocks: Vec<&[usize]> = pats.chunks(block).collect();
+    let parts = crate::sys::par_map(&blocks, threads, |b| {
+        let mut groups = Vec::new();
+        fit(hirs, b, limits, &mut groups).map(|()| groups)
+    });
+    let mut groups = Vec::new();
+    for p in parts {
+        groups.extend(p?);
+    }
+    Ok(groups)
 }
 
 /// Adds groups for `block` (indexes into `hirs`): one when the block's
@@ -424,6 +573,7 @@ fn build_group(hirs: &[&Hir], cap: usize) -> Option<DfaGroup> {
         start: 0,
         table,
         local: false,
+        near: false,
     })
 }
 
@@ -617,6 +767,7 @@ mod tests {
             patterns: pats.iter().map(|s| s.to_string()).collect(),
             fixed_strings: false,
             case_insensitive: ci,
+            factors: Vec::new(),
         };
         DfaSet::build(&spec, DfaLimits::for_local_mem(48 << 10)).unwrap()
     }
@@ -648,6 +799,7 @@ mod tests {
             patterns: vec!["x".into(), "a*".into()],
             fixed_strings: false,
             case_insensitive: false,
+            factors: Vec::new(),
         };
         assert!(DfaSet::build(&spec, DfaLimits::for_local_mem(48 << 10)).is_err());
         let s = set(&[r"a\nb", r"[^a]q"], false);
@@ -678,12 +830,42 @@ mod tests {
     }
 
     #[test]
+    fn near_groups_need_a_factor_in_the_line() {
+        let spec = DfaSpec {
+            patterns: vec![r"tok_\d{3}".into(), r"\bkey=\w+".into(), r"\d{4}x".into()],
+            fixed_strings: false,
+            case_insensitive: false,
+            factors: vec![
+                Some(vec![b"tok_".to_vec()]),
+                Some(vec![b"key=".to_vec()]),
+                None,
+            ],
+        };
+        let lim = DfaLimits::for_local_mem(48 << 10);
+        let s = DfaSet::build_mode(&spec, lim, 1, NearMode::Always).unwrap();
+        assert_eq!((s.full_groups(), s.near_groups()), (1, 1));
+        assert_eq!(s.factors, vec![b"key=".to_vec(), b"tok_".to_vec()]);
+        assert_eq!(s.passes(), 2);
+        // `TOK_123` holds the factor (ASCII case folded) but the DFA wants
+        // `tok_`; `1234x` is the full group's.
+        let hay = "z\ntok_123\nTOK_123\nKEY=v\nkey=v\n1234x\n";
+        assert_eq!(lines(&s, hay), vec![0, 2, 24, 30]);
+        let never = DfaSet::build_mode(&spec, lim, 1, NearMode::Never).unwrap();
+        assert_eq!(
+            (never.near_groups(), never.passes()),
+            (0, never.groups.len())
+        );
+        assert_eq!(lines(&never, hay), vec![0, 2, 24, 30]);
+    }
+
+    #[test]
     fn threads_give_the_same_tables() {
         let pats: Vec<String> = (0..60).map(|i| format!(r"w{i}x[a-z]{{4}}")).collect();
         let spec = DfaSpec {
             patterns: pats,
             fixed_strings: false,
             case_insensitive: true,
+            factors: Vec::new(),
         };
         let lim = DfaLimits::for_local_mem(16 << 10);
         let a = DfaSet::build_on(&spec, lim, 1).unwrap();

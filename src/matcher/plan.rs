@@ -407,6 +407,14 @@ fn parse_rule(pattern: &str, case_insensitive: bool) -> Parsed {
     Parsed { hir, factors }
 }
 
+/// Literals one of which every match of `pattern` holds (ASCII
+/// lower-cased, 3 bytes or more, a few), as the rule matcher finds them
+/// (`matcher::rules::factors`); `None` when there are none worth a search.
+/// The device's near groups search for them (`engine::dfa_table`).
+pub fn pattern_factors(pattern: &str, case_insensitive: bool) -> Option<Vec<Vec<u8>>> {
+    parse_rule(pattern, case_insensitive).factors
+}
+
 /// Whether the patterns are searched without regard to case, decided as
 /// grep-regex decides it (smart case: some literal and no upper case).
 pub fn is_case_insensitive(cfg: &Config) -> bool {

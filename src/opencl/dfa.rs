@@ -1,6 +1,8 @@
 //! Host side of `kernels/dfa.cl`: the DFA groups' tables on the device
-//! ([`DfaArgs`]) and the launch of `dfa_lines` (argument layout: the
-//! kernel file's header and ARCHITECTURE.md's kernel table).
+//! ([`DfaArgs`]) and the launch of `dfa_lines` over the full groups, then,
+//! for near groups, of `many_literals_fold` (their factors' positions, into
+//! the slot's scratch) and `dfa_near` (argument layouts: the kernel files'
+//! headers and ARCHITECTURE.md's kernel table).
 //!
 //! The tables come from `engine::dfa_table` (grouped there to fit the
 //! device's local memory), through [`tables`]: a set built once is kept in
@@ -13,25 +15,40 @@
 
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
+use opencl3::error_codes::CL_INVALID_VALUE;
 use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, CL_MEM_READ_ONLY};
+use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, ClMem};
+use opencl3::program::Program;
 use opencl3::types::cl_event;
 
 use std::time::Instant;
 
 use crate::engine::dfa_bytes;
-use crate::engine::dfa_table::{BUILDER_VERSION, DfaLimits, DfaSet, DfaSpec};
+use crate::engine::dfa_table::{BUILDER_VERSION, DfaLimits, DfaSet, DfaSpec, NearMode};
 
 use super::cache::{Hash128, ProgramCache};
 
 use super::host::{Arg, MatchOut, enqueue_2d, set_args, upload};
+use super::kernels::Launched;
 
-pub const DFA_SRC: &str = include_str!("../../kernels/dfa.cl");
+/// The program: dfa.cl, after many_literals.cl (its `many_literals_fold`
+/// finds the near groups' factors), which only a `-D DFA_NEAR` build
+/// compiles.
+pub const DFA_SRC: &str = concat!(
+    "#ifdef DFA_NEAR\n",
+    include_str!("../../kernels/many_literals.cl"),
+    "\n#endif\n",
+    include_str!("../../kernels/dfa.cl")
+);
 
 /// The kernel's name.
 pub const FUNCTION: &str = "dfa_lines";
+
+/// Work-items of `dfa_near`'s first dimension (grid-stride over the factor
+/// positions; each work-group loads its group's table once).
+const NEAR_ITEMS: usize = 8192;
 
 /// Bytes per work-item (`GSEARCH_DFA_SEG`, default 1 KiB; PoCL only checks
 /// correctness, the GPU value is tuned with `gsearch-bench-dfa`).
@@ -63,6 +80,7 @@ pub fn tables_key(spec: &DfaSpec, limits: &DfaLimits) -> [u8; 16] {
         .field(&[
             u8::from(spec.fixed_strings),
             u8::from(spec.case_insensitive),
+            NearMode::from_env() as u8,
         ]);
     for n in [
         limits.local_bytes,
@@ -74,6 +92,13 @@ pub fn tables_key(spec: &DfaSpec, limits: &DfaLimits) -> [u8; 16] {
     h.field(&(spec.patterns.len() as u64).to_le_bytes());
     for p in &spec.patterns {
         h.field(p.as_bytes());
+    }
+    for f in &spec.factors {
+        let lits = f.as_deref().unwrap_or_default();
+        h.field(&(lits.len() as u64).to_le_bytes());
+        lits.iter().for_each(|l| {
+            h.field(l);
+        });
     }
     h.finish()
 }
@@ -106,11 +131,21 @@ pub struct DfaArgs {
     classes: Buffer<u8>,
     t16: Buffer<u16>,
     t32: Buffer<u32>,
-    ngroups: u32,
+    /// The groups run over the whole text (the first ones).
+    full: u32,
     /// Entries of the largest local table (the `ltab` local argument).
     local_entries: usize,
     seg: u32,
     span: u32,
+    near: Option<Near>,
+}
+
+/// The near groups: their factors' tables and kernels.
+struct Near {
+    many: super::many::ManyArgs,
+    count: u32,
+    /// `many_literals_fold` and `dfa_near`, once the program is built.
+    kernels: Option<(Kernel, Kernel)>,
 }
 
 impl DfaArgs {
@@ -142,24 +177,101 @@ impl DfaArgs {
         // OpenCL buffers cannot be empty.
         t16.push(0);
         t32.push(0);
+        let near = match set.near_groups() {
+            0 => None,
+            count => Some(Near {
+                many: super::many::ManyArgs::new(ctx, &set.factors)?,
+                count: count as u32,
+                kernels: None,
+            }),
+        };
         Ok(DfaArgs {
             groups: upload(ctx, CL_MEM_READ_ONLY, &desc)?,
             classes: upload(ctx, CL_MEM_READ_ONLY, &classes)?,
             t16: upload(ctx, CL_MEM_READ_ONLY, &t16)?,
             t32: upload(ctx, CL_MEM_READ_ONLY, &t32)?,
-            ngroups: set.groups.len() as u32,
+            full: set.full_groups() as u32,
             local_entries,
             seg: segment_bytes(),
             span: span_bytes(),
+            near,
         })
+    }
+
+    /// Build options: the near groups need many_literals.cl's kernels.
+    pub fn defines(&self) -> &'static str {
+        if self.near.is_some() {
+            "-D DFA_NEAR"
+        } else {
+            ""
+        }
+    }
+
+    /// Creates the near groups' kernels from the built program.
+    pub fn attach(&mut self, program: &Program) -> Result<(), ClError> {
+        if let Some(near) = &mut self.near {
+            let many = Kernel::create(program, super::many::function(true))?;
+            near.kernels = Some((many, Kernel::create(program, "dfa_near")?));
+        }
+        Ok(())
+    }
+
+    /// Factor positions a batch of `bytes` may hold before the device
+    /// gives it to the CPU (one in 16 bytes; prose has one in thousands).
+    pub fn scratch_entries(&self, bytes: usize) -> usize {
+        if self.near.is_some() {
+            (bytes / 16).max(4096)
+        } else {
+            0
+        }
+    }
+
+    /// Whether the results are offsets inside lines as well as line
+    /// starts (see [`line_starts`]).
+    pub fn has_near(&self) -> bool {
+        self.near.is_some()
     }
 }
 
-/// Enqueues `dfa_lines` over `text[..n]` (n > 0) in work-groups of `wg`.
+/// The distinct starts of the lines holding the sorted `offsets` of
+/// `text`, with offset 0 and the start of an unterminated last line (the
+/// kernels record those; a batch may be cut inside a line). `dfa_near`
+/// records a factor's own offset when its line starts more than the span
+/// before it: most offsets are line starts, the rest are found by a
+/// search back to the previous result.
+pub fn line_starts(offsets: &[u64], text: &[u8]) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::with_capacity(offsets.len() + 2);
+    out.push(0);
+    let last = (!text.ends_with(b"\n") && !text.is_empty()).then(|| text.len() as u64 - 1);
+    for &o in offsets.iter().chain(last.iter()) {
+        let i = o as usize;
+        let prev = *out.last().unwrap_or(&0) as usize;
+        if i <= prev {
+            continue;
+        }
+        let start = if text[i - 1] == b'\n' {
+            i
+        } else {
+            match memchr::memrchr(b'\n', &text[prev..i]) {
+                Some(k) => prev + k + 1,
+                None => continue,
+            }
+        };
+        if start > prev {
+            out.push(start as u64);
+        }
+    }
+    out
+}
+
+/// Enqueues `dfa_lines` over `text[..n]` (n > 0) for the full groups, and
+/// for the near groups `many_literals_fold` (the factors, into `o`'s
+/// scratch) then `dfa_near`, in work-groups of `wg`, all on `q` (in order).
 ///
 /// # Safety
-/// `kernel` must be `dfa_lines` built with `-D WG=wg`; the buffers must
-/// outlive the launch.
+/// `kernel` must be `dfa_lines` built with `-D WG=wg` (and `-D DFA_NEAR`
+/// when the set has near groups, [`DfaArgs::attach`] done); the buffers
+/// must outlive the launch.
 pub unsafe fn launch(
     q: &CommandQueue,
     kernel: &Kernel,
@@ -168,12 +280,62 @@ pub unsafe fn launch(
     (text, n): (&Buffer<u8>, u32),
     o: &MatchOut<'_>,
     wait: &[cl_event],
-) -> Result<Event, ClError> {
+) -> Result<Launched, ClError> {
     let [out, cap, count] = o.args();
+    let mut first = None;
+    if a.full > 0 {
+        let args = [
+            Arg::from(text),
+            Arg::U32(n),
+            Arg::U32(a.seg),
+            Arg::from(&a.groups),
+            Arg::from(&a.classes),
+            Arg::from(&a.t16),
+            Arg::from(&a.t32),
+            out,
+            cap,
+            count,
+            Arg::Local(a.local_entries * 2),
+            Arg::Local(256),
+            Arg::U32(a.span),
+        ];
+        let items = (n as usize).div_ceil(a.seg as usize);
+        let global = items.div_ceil(wg) * wg;
+        // SAFETY: the layout of dfa.cl's header, every argument set; the
+        // caller's contract for the kernel and buffers.
+        unsafe {
+            set_args(kernel, 0, &args)?;
+            first = Some(enqueue_2d(
+                q,
+                kernel,
+                [global, a.full as usize],
+                [wg, 1],
+                wait,
+            )?);
+        }
+    }
+    let Some(near) = &a.near else {
+        return first.map(Launched::one).ok_or(ClError(CL_INVALID_VALUE));
+    };
+    let (Some(sc), Some((many_k, near_k))) = (o.scratch, &near.kernels) else {
+        return Err(ClError(CL_INVALID_VALUE));
+    };
+    let zero = reset(q, &sc.count)?;
+    let hits = super::many::launch(
+        q,
+        many_k,
+        &near.many,
+        (wg, 4),
+        (text, n),
+        &sc.as_out(),
+        wait,
+    )?;
     let args = [
         Arg::from(text),
         Arg::U32(n),
-        Arg::U32(a.seg),
+        Arg::from(&sc.hits),
+        Arg::from(&sc.count),
+        Arg::U32(sc.cap),
         Arg::from(&a.groups),
         Arg::from(&a.classes),
         Arg::from(&a.t16),
@@ -184,13 +346,53 @@ pub unsafe fn launch(
         Arg::Local(a.local_entries * 2),
         Arg::Local(256),
         Arg::U32(a.span),
+        Arg::U32(a.full),
     ];
-    let items = (n as usize).div_ceil(a.seg as usize);
-    let global = items.div_ceil(wg) * wg;
-    // SAFETY: the layout of dfa.cl's header, every argument set; the
-    // caller's contract for the kernel and buffers.
-    unsafe {
-        set_args(kernel, 0, &args)?;
-        enqueue_2d(q, kernel, [global, a.ngroups as usize], [wg, 1], wait)
+    let global = NEAR_ITEMS.div_ceil(wg) * wg;
+    // SAFETY: the layout of dfa_near in dfa.cl, every argument set; the
+    // queue is in order, so it runs after the factor search.
+    let last = unsafe {
+        set_args(near_k, 0, &args)?;
+        enqueue_2d(q, near_k, [global, near.count as usize], [wg, 1], &[])?
+    };
+    let first = first.or(hits).unwrap_or(zero);
+    Ok(Launched::from(Some(first), last))
+}
+
+/// Enqueues zeroing the counter `c` on `q`.
+fn reset(q: &CommandQueue, c: &Buffer<u32>) -> Result<Event, ClError> {
+    static ZERO: u32 = 0;
+    // SAFETY: a fill of one `u32` of a live buffer; OpenCL copies the
+    // pattern before the call returns.
+    let e = unsafe {
+        opencl3::command_queue::enqueue_fill_buffer(
+            q.get(),
+            c.get(),
+            (&raw const ZERO).cast(),
+            4,
+            0,
+            4,
+            0,
+            std::ptr::null(),
+        )
+    }
+    .map_err(ClError)?;
+    Ok(Event::new(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_starts;
+
+    #[test]
+    fn offsets_become_their_lines_starts() {
+        let text = b"ab\ncdef\n\nghij";
+        // Line starts stay; offsets inside lines map back; 0 and the
+        // unterminated last line are always there; each line once.
+        assert_eq!(line_starts(&[], text), vec![0, 9]);
+        assert_eq!(line_starts(&[3, 5, 6, 8], text), vec![0, 3, 8, 9]);
+        assert_eq!(line_starts(&[1, 4, 11], text), vec![0, 3, 9]);
+        assert_eq!(line_starts(&[4], b"ab\ncdef\n"), vec![0, 3]);
+        assert_eq!(line_starts(&[], b""), vec![0]);
     }
 }

@@ -25,8 +25,9 @@ use super::cache::ProgramCache;
 use super::device::DeviceInfo;
 use super::error::cl;
 use super::fault::{Fault, FaultKind};
+use super::host::Scratch;
 use super::host::{alloc, make_queue, prev_pow2, shared_context, span, upload, upload_padded};
-use super::kernels::{self, Geometry, KernelKind, MatchOut, Output, PAD, PatternArgs};
+use super::kernels::{self, Geometry, KernelKind, Launched, MatchOut, Output, PAD, PatternArgs};
 use super::lineindex::{self, BatchLines, Ends, LineBufs, LineEvents, LineProgram};
 use super::program;
 
@@ -71,6 +72,8 @@ struct Slot {
     head: Vec<u32>,
     /// Line mode (allocated by `ensure_lines`).
     lines: Option<SlotLines>,
+    /// The launches' scratch, where they need one.
+    scratch: Option<Scratch>,
 }
 
 /// A slot's line-mode buffers and the host memory its read-backs fill.
@@ -93,7 +96,7 @@ pub(crate) struct LineFlight {
 /// The events of one enqueued batch.
 pub(crate) struct InFlight {
     write: Event,
-    kernel: Option<Event>,
+    kernel: Option<Launched>,
     count_read: Event,
     /// The speculative read of the first offsets (not in line mode).
     head_read: Option<Event>,
@@ -141,7 +144,7 @@ fn new_slot(
     context: &Context,
     queue: &CommandQueue,
     len: usize,
-    out_cap: usize,
+    (out_cap, scratch): (usize, usize),
 ) -> Result<Slot, String> {
     // The sizes are non-zero and checked against the device's limit by the
     // caller.
@@ -183,6 +186,7 @@ fn new_slot(
         count_host: vec![0],
         head: vec![0; HEAD_ENTRIES.min(out_cap)],
         lines: None,
+        scratch: scratch_of(context, scratch)?,
     })
 }
 
@@ -286,7 +290,7 @@ impl Gpu {
         prmt: bool,
     ) -> Result<Built, String> {
         let inject = Fault::hits_any_batch(cfg.fault, FaultKind::Build);
-        let args = PatternArgs::new(context, kind, pats, fold, prmt, cfg.dfa)
+        let mut args = PatternArgs::new(context, kind, pats, fold, prmt, cfg.dfa)
             .map_err(cl("uploading the patterns"))?;
         loop {
             // GSEARCH_KERNEL_OPTS: extra build options (kernel variants,
@@ -295,6 +299,8 @@ impl Gpu {
             let options = format!("-cl-std=CL1.2 -D WG={wg} {} {extra}", args.defines(prmt));
             let built = program::build(context, info, kind.source(), &options, cfg.cache, inject)?;
             let kernel = Kernel::create(&built.program, kind.function(fold))
+                .map_err(cl("creating the kernel"))?;
+            args.attach(&built.program)
                 .map_err(cl("creating the kernel"))?;
             let count_kernel = match kind.count_function(fold) {
                 Some(f) => {
@@ -353,7 +359,8 @@ impl Gpu {
         for _ in 0..n {
             // Slots made are kept when a later one fails, so that
             // `release_slots` (on the next call or on drop) unmaps them.
-            let slot = new_slot(&self.context, &self.write_q, len, out_cap)?;
+            let scratch = self.args.scratch_entries(bytes);
+            let slot = new_slot(&self.context, &self.write_q, len, (out_cap, scratch))?;
             self.slots.push(slot);
         }
         self.slot_bytes = bytes;
@@ -416,6 +423,7 @@ impl Gpu {
             out: &s.out,
             cap: s.out_cap as u32,
             count: &s.count,
+            scratch: s.scratch.as_ref(),
         };
         let kernel = kernels::launch(
             &self.exec_q,
@@ -527,7 +535,7 @@ impl Gpu {
         }
         st.host_to_device += span(&f.write);
         if let Some(k) = &f.kernel {
-            st.kernel += span(k);
+            st.kernel += k.span();
         }
         st.device_to_host += span(&f.count_read);
         let s = &mut self.slots[slot];
@@ -586,7 +594,16 @@ impl Gpu {
             }
         };
         let t = Instant::now();
-        let offs = crate::engine::radix::sorted_distinct(raw);
+        let mut offs = crate::engine::radix::sorted_distinct(raw);
+        if let PatternArgs::Dfa(a) = &self.args
+            && a.has_near()
+        {
+            let host = self.slots[slot].host.0 as *const u8;
+            // SAFETY: the slot's staging memory holds this batch's `n`
+            // bytes until the pipeline refills it, after this collect.
+            let text = unsafe { std::slice::from_raw_parts(host, f.n) };
+            offs = super::dfa::line_starts(&offs, text);
+        }
         st.collect += t.elapsed();
         Ok(Some(offs))
     }
@@ -604,7 +621,7 @@ impl Gpu {
         let mut v = vec![0u32; c];
         v[..f.head_n].copy_from_slice(&s.head[..f.head_n]);
         let t = Instant::now();
-        let after: Vec<_> = f.kernel.iter().map(Event::get).collect();
+        let after: Vec<_> = f.kernel.iter().map(|k| k.last.get()).collect();
         read_now(
             &self.read_q,
             &s.out,
@@ -648,6 +665,7 @@ impl Gpu {
             out: &s.out,
             cap: new_cap as u32,
             count: &s.count,
+            scratch: s.scratch.as_ref(),
         };
         let (q, text) = (&self.exec_q, &s.text);
         kernels::launch(
@@ -682,7 +700,7 @@ impl Gpu {
         (text, n): (&Buffer<u8>, u32),
         output: Output<'_>,
         wait: &[cl_event],
-    ) -> Result<Option<Event>, String> {
+    ) -> Result<Option<Launched>, String> {
         kernels::launch(&self.exec_q, k, &self.args, self.geo, text, n, output, wait)
             .map_err(cl("enqueueing the kernel"))
     }
@@ -707,10 +725,12 @@ impl Gpu {
         let cap = data.len().max(1);
         let out = self.zeroed_u32(cap)?;
         let count = self.zeroed_u32(1)?;
+        let scratch = scratch_of(&self.context, self.args.scratch_entries(data.len()))?;
         let o = MatchOut {
             out: &out,
             cap: cap as u32,
             count: &count,
+            scratch: scratch.as_ref(),
         };
         self.launch(
             &self.kernel,
@@ -773,15 +793,20 @@ impl Gpu {
                 .enqueue_write_buffer(count, CL_BLOCKING, 0, &ZERO, &[])
                 .map_err(cl("resetting the counter"))?;
         }
+        let scratch = scratch_of(&self.context, self.args.scratch_entries(n))?;
         let o = MatchOut {
             out,
             cap: cap as u32,
             count,
+            scratch: scratch.as_ref(),
         };
         let ev = self.launch(&self.kernel, (text, n as u32), Output::Matches(&o), &[])?;
         let mut c = [0u32; 1];
         read_now(&self.exec_q, count, 0, &mut c, &[], "reading the count")?;
-        Ok((ev.as_ref().map(span).unwrap_or_default(), c[0] as u64))
+        Ok((
+            ev.as_ref().map(Launched::span).unwrap_or_default(),
+            c[0] as u64,
+        ))
     }
 
     /// One count-mode run over a device-resident buffer (char16 only).
@@ -806,7 +831,7 @@ impl Gpu {
         let mut c = vec![0u32; npat];
         read_now(&self.exec_q, counts, 0, &mut c, &[], "reading the counts")?;
         Ok((
-            ev.as_ref().map(span).unwrap_or_default(),
+            ev.as_ref().map(Launched::span).unwrap_or_default(),
             c.into_iter().map(u64::from).collect(),
         ))
     }
@@ -834,7 +859,7 @@ fn await_matches(f: &InFlight, lost: bool, st: &mut StageStats) -> Result<(), St
     }
     st.host_to_device += span(&f.write);
     if let Some(k) = &f.kernel {
-        st.kernel += span(k);
+        st.kernel += k.span();
     }
     st.device_to_host += span(&f.count_read) + f.head_read.as_ref().map(span).unwrap_or_default();
     Ok(())
@@ -899,6 +924,16 @@ fn upload_batch(
             .map_err(cl("enqueueing the counter reset"))?;
     }
     Ok(write)
+}
+
+/// Scratch of `entries` positions, or none for 0.
+fn scratch_of(context: &Context, entries: usize) -> Result<Option<Scratch>, String> {
+    if entries == 0 {
+        return Ok(None);
+    }
+    Scratch::new(context, entries)
+        .map(Some)
+        .map_err(cl("allocating a scratch buffer"))
 }
 
 /// The line kernels of a line-mode batch (after the match kernel, waiting

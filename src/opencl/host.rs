@@ -134,6 +134,36 @@ pub struct MatchOut<'a> {
     pub out: &'a Buffer<u32>,
     pub cap: u32,
     pub count: &'a Buffer<u32>,
+    /// Scratch of the launches that need it (`PatternArgs::scratch_entries`).
+    pub scratch: Option<&'a Scratch>,
+}
+
+/// Per-slot device scratch: the DFA's factor positions and their count.
+pub struct Scratch {
+    pub hits: Buffer<u32>,
+    pub cap: u32,
+    pub count: Buffer<u32>,
+}
+
+impl Scratch {
+    /// Scratch of `entries` (> 0) positions.
+    pub(crate) fn new(ctx: &Context, entries: usize) -> Result<Scratch, ClError> {
+        Ok(Scratch {
+            hits: alloc::<u32>(ctx, CL_MEM_READ_WRITE, entries)?,
+            cap: entries as u32,
+            count: alloc::<u32>(ctx, CL_MEM_READ_WRITE, 1)?,
+        })
+    }
+
+    /// The positions as a result buffer (for the factor search).
+    pub fn as_out(&self) -> MatchOut<'_> {
+        MatchOut {
+            out: &self.hits,
+            cap: self.cap,
+            count: &self.count,
+            scratch: None,
+        }
+    }
 }
 
 impl MatchOut<'_> {

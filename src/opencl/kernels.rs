@@ -494,6 +494,7 @@ impl PatternArgs {
                 };
                 format!("-D CHAR16_FILTERS={}{ptx}", 1u32 << filter)
             }
+            PatternArgs::Dfa(a) => a.defines().to_string(),
             _ => String::new(),
         }
     }
@@ -552,6 +553,26 @@ impl PatternArgs {
     }
 }
 
+impl PatternArgs {
+    /// Creates the kernels beyond the main one that the arguments need
+    /// (the DFA's near groups) from the built `program`.
+    pub fn attach(&mut self, program: &opencl3::program::Program) -> Result<(), ClError> {
+        match self {
+            PatternArgs::Dfa(a) => a.attach(program),
+            _ => Ok(()),
+        }
+    }
+
+    /// `u32` entries of per-slot scratch a batch of `bytes` needs (the
+    /// DFA's factor positions), 0 for none.
+    pub fn scratch_entries(&self, bytes: usize) -> usize {
+        match self {
+            PatternArgs::Dfa(a) => a.scratch_entries(bytes),
+            _ => 0,
+        }
+    }
+}
+
 /// Arguments 0..=11 of the char16 kernels (match and count mode alike).
 ///
 /// # Safety
@@ -603,6 +624,28 @@ pub enum Output<'a> {
     Counts(&'a Buffer<u32>),
 }
 
+/// The events of one launch: its last kernel, which later commands wait
+/// for, and its first where it is several (the DFA's near groups).
+pub struct Launched {
+    first: Option<Event>,
+    pub last: Event,
+}
+
+impl Launched {
+    pub fn one(last: Event) -> Launched {
+        Launched { first: None, last }
+    }
+
+    pub fn from(first: Option<Event>, last: Event) -> Launched {
+        Launched { first, last }
+    }
+
+    /// Device time from the first kernel's start to the last one's end.
+    pub fn span(&self) -> std::time::Duration {
+        super::host::span_between(self.first.as_ref().unwrap_or(&self.last), &self.last)
+    }
+}
+
 /// Enqueues `kernel`, built for `args`, over `text[..n]` (the buffer holds
 /// n + PAD bytes). Returns `None` when there is nothing to search (then
 /// the output stays as the host set it: zeros). Counts need the char16
@@ -617,7 +660,7 @@ pub fn launch(
     n: u32,
     output: Output<'_>,
     wait: &[cl_event],
-) -> Result<Option<Event>, ClError> {
+) -> Result<Option<Launched>, ClError> {
     let o = match output {
         Output::Matches(o) => o,
         Output::Counts(counts) => {
@@ -649,7 +692,7 @@ pub fn launch(
                 ];
                 set_args(kernel, 0, &a)?;
                 let global = (n as usize).div_ceil(wg) * wg;
-                enqueue_1d(q, kernel, global, wg, wait).map(Some)
+                enqueue_1d(q, kernel, global, wg, wait).map(|e| Some(Launched::one(e)))
             }
             PatternArgs::ThreePhase { pat, m, anchor } => {
                 if n < *m {
@@ -670,16 +713,17 @@ pub fn launch(
                 ];
                 set_args(kernel, 0, &a)?;
                 let global = npos.div_ceil(geo.block()) * wg;
-                enqueue_1d(q, kernel, global, wg, wait).map(Some)
+                enqueue_1d(q, kernel, global, wg, wait).map(|e| Some(Launched::one(e)))
             }
             PatternArgs::Char16 { .. } => {
                 char16_common_args(kernel, args, geo, t, n)?;
                 set_args(kernel, 12, &[out, cap, count])?;
                 let global = (n as usize).div_ceil(geo.block()) * wg;
-                enqueue_1d(q, kernel, global, wg, wait).map(Some)
+                enqueue_1d(q, kernel, global, wg, wait).map(|e| Some(Launched::one(e)))
             }
             PatternArgs::Many(a) => {
                 super::many::launch(q, kernel, a, (geo.wg, geo.iters), (text, n), o, wait)
+                    .map(|e| e.map(Launched::one))
             }
             PatternArgs::Dfa(a) => {
                 super::dfa::launch(q, kernel, a, wg, (text, n), o, wait).map(Some)
@@ -698,7 +742,7 @@ fn launch_count(
     (text, n): (&Buffer<u8>, u32),
     counts: &Buffer<u32>,
     wait: &[cl_event],
-) -> Result<Option<Event>, ClError> {
+) -> Result<Option<Launched>, ClError> {
     if !matches!(args, PatternArgs::Char16 { .. }) {
         return Err(ClError(opencl3::error_codes::CL_INVALID_KERNEL));
     }
@@ -711,7 +755,7 @@ fn launch_count(
     unsafe {
         char16_common_args(kernel, args, geo, text.get(), n)?;
         set_args(kernel, 12, &[counts.into()])?;
-        enqueue_1d(q, kernel, global, geo.wg, wait).map(Some)
+        enqueue_1d(q, kernel, global, geo.wg, wait).map(|e| Some(Launched::one(e)))
     }
 }
 

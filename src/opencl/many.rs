@@ -658,6 +658,7 @@ impl ManySearcher {
             out: &out,
             cap: cap as u32,
             count: &count,
+            scratch: None,
         };
         let (q, k, a) = (&self.queue, &self.kernel, &self.args);
         let ev = launch(q, k, a, (self.wg, self.iters), (text, n as u32), &o, &[])

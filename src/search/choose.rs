@@ -10,7 +10,7 @@ use crate::cli::EngineArg;
 use crate::cli::config::{Boundary, Config};
 use crate::engine::dfa_table::DfaSpec;
 use crate::engine::{EngineError, LiteralSet};
-use crate::matcher::plan::is_case_insensitive;
+use crate::matcher::plan::{is_case_insensitive, pattern_factors};
 use crate::opencl::{DeviceSelector, OpenClEngine};
 use crate::walk::explicit_bytes;
 
@@ -89,7 +89,7 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
             Ok(
                 unless_named(cfg, OpenClEngine::open_all_dfa(&sels, &spec, 0)).filter(|e| {
                     e[0].dfa_set()
-                        .is_some_and(|d| d.groups.len() <= AUTO_MAX_DFA_GROUPS)
+                        .is_some_and(|d| d.passes() <= AUTO_MAX_DFA_GROUPS)
                 }),
             )
         }
@@ -106,10 +106,20 @@ pub fn dfa_spec(cfg: &Config) -> Option<DfaSpec> {
     if cfg.patterns.is_empty() || cfg.boundary == Boundary::Word {
         return None;
     }
+    let case_insensitive = is_case_insensitive(cfg);
+    let factors = if cfg.fixed_strings {
+        Vec::new()
+    } else {
+        cfg.patterns
+            .iter()
+            .map(|p| pattern_factors(p, case_insensitive))
+            .collect()
+    };
     Some(DfaSpec {
         patterns: cfg.patterns.clone(),
         fixed_strings: cfg.fixed_strings,
-        case_insensitive: is_case_insensitive(cfg),
+        case_insensitive,
+        factors,
     })
 }
 

@@ -204,14 +204,16 @@ impl Shared {
         left as f64 * per_chunk < cpu_chunk.as_secs_f64()
     }
 
-    /// Whether the device alone searches more than twice as fast as all
-    /// `threads` CPU workers, each taking `cpu_chunk` per chunk: then the
-    /// CPU's share is small and its claims on the cores and the memory
-    /// bandwidth cost the device's feeders more (H100, 8.68 GB, 15 rules:
-    /// device 10 GB/s, CPU 3 GB/s; auto 1.23-1.28 s with every worker
-    /// searching, the device alone 0.94 s).
+    /// Whether the device alone searches more than 1.5 times as fast as
+    /// all `threads` CPU workers, each taking `cpu_chunk` per chunk: then
+    /// the CPU's share is small and its claims on the cores and the memory
+    /// bandwidth cost the device's feeders and finisher more (H100, 8.68
+    /// GB, 15 rules: device 10 GB/s, CPU 3 GB/s; auto 1.23-1.28 s with
+    /// every worker searching, the device alone 0.94 s; H200, 1,000 rules
+    /// in near groups: device 4.7 GB/s, CPU 2.3 GB/s, auto 2.05-2.10 s
+    /// with a chunk on each of 16 workers, the device alone 1.85-1.88 s).
     fn device_outruns_cpu(&self, cpu_chunk: std::time::Duration, threads: usize) -> bool {
-        self.device_worth_cores(cpu_chunk, 2 * threads)
+        self.device_worth_cores(cpu_chunk, 3 * threads / 2)
     }
 
     /// Whether the device, at the pace it has shown so far, searches more
@@ -329,10 +331,11 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     let work = DeviceWork::of(cfg, plan);
     let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
     let device = work.and_then(|w| spawn_device(cfg, w, &file, &shared));
-    if waits {
-        wait_for_device(&shared, device.as_ref());
-    }
-    cpu_workers(&shared, &file, &map, plan, threads);
+    // Where the CPU waited for the device, its workers decide at once
+    // whether to search, from the device's first chunks and the CPU's pace.
+    let first = (waits && wait_for_device(&shared, device.as_ref()))
+        .then(|| std::time::Duration::from_secs_f64(pace * chunk() as f64));
+    cpu_workers(&shared, (&file, &map), plan, (threads, first));
     settle_device(device, &shared);
     answer_unanswered(&shared, &map, plan);
     let offsets = shared.offsets();
@@ -415,25 +418,37 @@ fn spawn_device(
 /// H100s, 32 cores, 15 rules over 8.68 GB: ready after 1,256 ms, against
 /// 279 ms for the device alone), and the CPU finished first at a third of
 /// the device's speed. `--stats` tells the wait.
-fn wait_for_device(shared: &Shared, device: Option<&std::thread::JoinHandle<()>>) {
+/// It then waits for the device's first two chunks (its pace), and says
+/// whether the device is running.
+fn wait_for_device(shared: &Shared, device: Option<&std::thread::JoinHandle<()>>) -> bool {
     let Some(handle) = device else {
-        return;
+        return false;
     };
     let t0 = Instant::now();
     let limit = 2 * device_startup();
-    while shared.device_ready.get().is_none() && !handle.is_finished() && t0.elapsed() < limit {
+    let paced =
+        || shared.device_ready.get().is_some() && shared.device_chunks.load(Ordering::Relaxed) >= 2;
+    while !paced() && !handle.is_finished() && t0.elapsed() < limit {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     shared.note(format!(
-        "cpu: waited {:.1} ms for the device's start-up before searching",
+        "cpu: waited {:.1} ms for the device's start-up and first chunks before searching",
         t0.elapsed().as_secs_f64() * 1e3
     ));
+    paced() && !handle.is_finished()
 }
 
 /// Every core takes chunks until none are left, or until the device is up
 /// and this worker's core is worth more to the feeder's copies, or until
 /// the device would finish the rest sooner.
-fn cpu_workers(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, threads: usize) {
+/// `first`: a worker's time for one chunk, estimated from the CPU's pace,
+/// when the workers are to decide before their first chunk.
+fn cpu_workers(
+    shared: &Shared,
+    (file, map): (&File, &GuardedMap),
+    plan: &Plan,
+    (threads, first): (usize, Option<std::time::Duration>),
+) {
     // Once the device runs, its feeder copies chunks into staging
     // buffers with `fill_threads` threads; that many CPU workers step
     // back so the copies are not starved of cores, if the device searches
@@ -445,7 +460,7 @@ fn cpu_workers(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, thre
     std::thread::scope(|s| {
         for w in 0..threads {
             let yields = if w >= keep { yielders } else { 0 };
-            s.spawn(move || cpu_worker(shared, file, map, plan, (yields, threads)));
+            s.spawn(move || cpu_worker(shared, (file, map), plan, (yields, threads), first));
         }
     });
 }
@@ -455,13 +470,13 @@ fn cpu_workers(shared: &Shared, file: &File, map: &GuardedMap, plan: &Plan, thre
 /// when the device outruns the whole CPU), and of how many.
 fn cpu_worker(
     shared: &Shared,
-    file: &File,
-    map: &GuardedMap,
+    (file, map): (&File, &GuardedMap),
     plan: &Plan,
     (yields, threads): (usize, usize),
+    first: Option<std::time::Duration>,
 ) {
     let data: &[u8] = map;
-    let mut took = None;
+    let mut took = first;
     loop {
         let step_back = |t| {
             (yields > 0 && shared.device_worth_cores(t, yields))
@@ -577,7 +592,7 @@ fn device_thread(sels: &[DeviceSelector], work: &DeviceWork, file: &File, shared
             "dfa: the device decides candidate lines with {}",
             d.describe()
         ));
-        if let Err(why) = dfa_worth_it(d.groups.len(), engines.len(), shared.cpu_rate) {
+        if let Err(why) = dfa_worth_it(d.passes(), engines.len(), shared.cpu_rate) {
             shared.note(format!("device: not used ({why})"));
             // The CPU workers wait for this thread to end: the driver's
             // teardown of the contexts is left to the process's end, as
@@ -600,24 +615,26 @@ fn device_thread(sels: &[DeviceSelector], work: &DeviceWork, file: &File, shared
     });
 }
 
-/// Bytes a second one device's DFA kernel scans per group of tables: each
-/// group is a pass over the text (H100: 15 rules in 4 groups, 23.6 GB/s of
-/// kernel time over 8.68 GB; 200 rules in 49 groups, 3.5 GB/s).
+/// Bytes a second one device's DFA kernel scans per pass over the text (a
+/// full group, or the factor search of the near groups; H100: 15 rules in
+/// 4 full groups, 23.6 GB/s of kernel time over 8.68 GB; 200 rules in 49,
+/// 3.5 GB/s).
 const DFA_GROUP_RATE: f64 = 94e9;
 
-/// Whether `devices` devices running `groups` DFA groups can take a share
-/// worth having: at least a quarter of what the CPU searches (`cpu_rate`,
-/// bytes a second). Below that (1,000 rules, about 250 groups) the device's
-/// feeders only take memory bandwidth and cores from the CPU workers (two
-/// H100s, 32 cores, 8.68 GB: the CPU alone 2.40 s, CPU and devices 3.5 s).
-fn dfa_worth_it(groups: usize, devices: usize, cpu_rate: f64) -> Result<(), String> {
-    let device_rate = devices as f64 * DFA_GROUP_RATE / groups.max(1) as f64;
+/// Whether `devices` devices making `passes` passes over the text
+/// (`DfaSet::passes`) can take a share worth having: at least a quarter of
+/// what the CPU searches (`cpu_rate`, bytes a second). Below that (1,000
+/// rules in about 250 full groups) the device's feeders only take memory
+/// bandwidth and cores from the CPU workers (two H100s, 32 cores, 8.68 GB:
+/// the CPU alone 2.40 s, CPU and devices 3.5 s).
+fn dfa_worth_it(passes: usize, devices: usize, cpu_rate: f64) -> Result<(), String> {
+    let device_rate = devices as f64 * DFA_GROUP_RATE / passes.max(1) as f64;
     if device_rate >= cpu_rate / 4.0 {
         return Ok(());
     }
     Err(format!(
-        "{} of DFA tables scan about {:.1} GB/s, under a quarter of the CPU's {:.1} GB/s",
-        crate::sys::count_of(groups, "group"),
+        "{} of DFA tables over the text scan about {:.1} GB/s, under a quarter of the CPU's {:.1} GB/s",
+        crate::sys::count_of(passes, "pass"),
         device_rate / 1e9,
         cpu_rate / 1e9
     ))

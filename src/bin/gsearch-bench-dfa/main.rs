@@ -5,11 +5,14 @@
 //!
 //! Usage: gsearch-bench-dfa [--size 256M] [--runs 5] [--rules 15,200,1000]
 //!        [--rules-file F,F] [--group-bytes 0,256K,1M] [--threads 1,2,16]
-//!        [--seg 256,1024,4096] [--device SEL] [--wg N] [--no-check] [--build-only]
+//!        [--seg 256,1024,4096] [--near 0,1] [--device SEL] [--wg N] [--no-check]
+//!        [--build-only]
 //!
 //! Every table row says the groups and the build time for its group size
 //! (`--group-bytes`: 0 is the device's local memory, the default; more lets
 //! groups grow into global memory, as `GSEARCH_DFA_GROUP_BYTES` does).
+//! `--near 0,1`: without near groups, and as the engine builds them
+//! (patterns with literal factors run only on the lines holding one).
 //! `--rules-file` takes rule files (one regex a line, e.g. bench/rules)
 //! instead of the generated sets. `--build-only` times the table build
 //! alone, with no device or text (local memory `--local-mem`, default 48K,
@@ -30,7 +33,7 @@ mod text;
 use std::time::Instant;
 
 use common::{Base, gbps, median, parse_size, read_args};
-use gsearch::engine::dfa_table::{DfaLimits, DfaSet, DfaSpec};
+use gsearch::engine::dfa_table::{DfaLimits, DfaSet, DfaSpec, NearMode};
 use gsearch::opencl::{DeviceSelector, KernelTimer, select};
 
 struct Config {
@@ -43,13 +46,14 @@ struct Config {
     local_mem: u64,
     segs: Vec<usize>,
     check: bool,
+    near: Vec<usize>,
 }
 
 fn usage() -> ! {
     eprintln!(
         "usage: gsearch-bench-dfa [--size BYTES|64M|1G] [--runs N] [--rules N,N,..] \
          [--rules-file F,F,..] [--group-bytes B,B,..] [--threads N,N,..] [--seg N,N,..] \
-         [--device SEL] [--wg N] [--no-check] [--build-only] [--local-mem B]"
+         [--near 0,1] [--device SEL] [--wg N] [--no-check] [--build-only] [--local-mem B]"
     );
     std::process::exit(2);
 }
@@ -73,6 +77,7 @@ fn config() -> Config {
         local_mem: 48 << 10,
         segs: vec![1024],
         check: true,
+        near: vec![1],
     };
     read_args(&mut c.base, usage, |a, args| {
         let mut val = || args.next().unwrap_or_else(|| usage());
@@ -85,6 +90,7 @@ fn config() -> Config {
             "--local-mem" => c.local_mem = parse_size(&val()).unwrap_or_else(|| usage()) as u64,
             "--seg" => c.segs = list(&val()),
             "--no-check" => c.check = false,
+            "--near" => c.near = list(&val()),
             _ => usage(),
         }
     });
@@ -137,10 +143,24 @@ fn rule_sets(c: &Config) -> Result<Vec<(String, Vec<String>)>, String> {
 }
 
 fn spec(patterns: Vec<String>) -> DfaSpec {
+    let factors = patterns
+        .iter()
+        .map(|p| gsearch::matcher::plan::pattern_factors(p, false))
+        .collect();
     DfaSpec {
         patterns,
         fixed_strings: false,
         case_insensitive: false,
+        factors,
+    }
+}
+
+/// `--near`'s values: 0 no near groups, 1 as the engine decides.
+fn near_mode(v: usize) -> NearMode {
+    if v == 0 {
+        NearMode::Never
+    } else {
+        NearMode::Auto
     }
 }
 
@@ -203,20 +223,26 @@ fn run(c: &Config) -> Result<String, String> {
         c.base.runs,
         gsearch::engine::dfa_table::build_threads(),
     );
-    s += "| rules | group bytes | groups (local) | states | table bytes (largest) | build ms \
-          | seg | work-group | kernel GB/s | copy GB/s | lines found | check |\n";
+    s += "| rules | group bytes | groups (local, near) | states | table bytes (largest) \
+          | build ms | seg | work-group | kernel GB/s | copy GB/s | lines found | check |\n";
     s += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (name, pats) in rule_sets(c)? {
         let spec = spec(pats);
-        for &gb in &c.group_bytes {
+        for (&gb, &near) in c
+            .group_bytes
+            .iter()
+            .flat_map(|g| c.near.iter().map(move |n| (g, n)))
+        {
             let lim = limits(info.local_mem, gb);
             let t = Instant::now();
-            let set = DfaSet::build(&spec, lim)?;
+            let threads = gsearch::engine::dfa_table::build_threads();
+            let set = DfaSet::build_mode(&spec, lim, threads, near_mode(near))?;
             let head = format!(
-                "| {name} | {} | {} ({}) | {} | {} | {:.0} |",
+                "| {name} | {} | {} ({}, {}) | {} | {} | {:.0} |",
                 lim.group_bytes,
                 set.groups.len(),
                 set.local_groups(),
+                set.near_groups(),
                 set.groups.iter().map(|g| u64::from(g.states)).sum::<u64>(),
                 table_bytes(&set),
                 t.elapsed().as_secs_f64() * 1e3,
@@ -247,7 +273,8 @@ fn kernel_rows(
     info: &gsearch::opencl::DeviceInfo,
 ) -> Result<String, String> {
     let mut s = String::new();
-    let expect = c.check.then(|| host_count(set, hay));
+    // Near groups record a line once per factor in it: no count to check.
+    let expect = (c.check && set.near_groups() == 0).then(|| host_count(set, hay));
     for &seg in &c.segs {
         // SAFETY: single-threaded here; read when the timer is built.
         unsafe { std::env::set_var("GSEARCH_DFA_SEG", seg.to_string()) };
