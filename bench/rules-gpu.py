@@ -6,8 +6,10 @@ every core; wall time (median of RUNS after one warm-up), peak RSS, the count of
 lines (checked against each other), and gsearch's --stats lines for the device run.
 
 Binaries in .carry/ (gsearch, rg). A run past TIMEOUT seconds is stopped and marked.
-Usage: bench/rules-gpu.py FILE [RUNS] [TIMEOUT]   (writes the table to stdout;
-RULES_SKIP_RG=1 leaves ripgrep out)"""
+Usage: bench/rules-gpu.py PATH [RUNS] [TIMEOUT]   (writes the table to stdout;
+PATH is a file or a tree (then the counts are summed over its files); RULES_SKIP_RG=1 leaves
+ripgrep out; RULES_SETS=15,200 picks the sets; RULES_NEAR_OFF=1 adds the device engine with
+GSEARCH_DFA_NEAR=0, every rule in full DFA groups)"""
 import os
 import statistics
 import sys
@@ -35,22 +37,38 @@ def timed(argv, runs, timeout):
 
 
 def count(out):
+    """The count of `-c` on a file, or the sum of a tree's `path:count` lines."""
     try:
-        return int(out.split(b"\n")[0])
+        lines = [l for l in out.split(b"\n") if l]
+        return sum(int(l.rsplit(b":", 1)[-1]) for l in lines)
     except ValueError:
         return None
+
+
+def size_of(path):
+    if not os.path.isdir(path):
+        return os.path.getsize(path)
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            p = os.path.join(root, f)
+            if os.path.isfile(p) and not os.path.islink(p):
+                total += os.path.getsize(p)
+    return total
 
 
 def main():
     path = sys.argv[1]
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 60
-    size = os.path.getsize(path)
+    size = size_of(path)
+    sets = [int(n) for n in os.environ.get("RULES_SETS", "15,200,1000").split(",")]
     g, rg = os.path.join(CARRY, "gsearch"), os.path.join(CARRY, "rg")
-    print(f"file {path}: {size / 1e9:.2f} GB; runs {runs}; timeout {timeout:.0f} s\n")
+    kind = "tree" if os.path.isdir(path) else "file"
+    print(f"{kind} {path}: {size / 1e9:.2f} GB; runs {runs}; timeout {timeout:.0f} s\n")
     print("| rules | tool | time | GB/s | peak RSS | matching lines |")
     print("|---|---|---:|---:|---:|---|")
-    for n in (15, 200, 1000):
+    for n in sets:
         rules = os.path.join(RULES, f"rules-{n}.txt")
         tools = [
             ("gsearch --engine cpu", [g, "--engine", "cpu", "-c", "-f", rules, path]),
@@ -60,6 +78,9 @@ def main():
         ]
         if os.environ.get("RULES_SKIP_RG") == "1":
             tools = tools[:-1]
+        if os.environ.get("RULES_NEAR_OFF") == "1":
+            off = ["env", "GSEARCH_DFA_NEAR=0", g, "--engine", "opencl", "-c", "-f", rules, path]
+            tools.insert(2, ("gsearch --engine opencl, near groups off", off))
         for name, argv in tools:
             t, rss, out = timed(argv, runs if name != "rg" else 1, timeout)
             if t is None:

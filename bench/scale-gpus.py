@@ -7,6 +7,8 @@ from --stats; ripgrep runs the literal row once. Rows: -c -F -f 100,000 words, -
 a rule set (RULES, default bench/rules/rules-200.txt), -c of one literal (auto).
 FILE may be a directory (a tree): its size is the sum of its files'.
 
+ROWS=0,1 keeps those rows (0 words, 1 rules, 2 literal; default all).
+
 Usage: bench/scale-gpus.py FILE WORDS COUNTS   e.g. big.txt words-100000.txt 1,2,4
 Binaries: .carry/gsearch, .carry/rg."""
 import os
@@ -54,6 +56,9 @@ def main():
     rows = [("-c -F -f 100,000 words", ["--engine", "opencl", "-c", "-F", "-f", words, path]),
             (f"-c -f {os.path.basename(rules)}", ["--engine", "opencl", "-c", "-f", rules, path]),
             ("-c one literal (auto)", ["--engine", "auto", "-c", "PyErr_SetString", path])]
+    keep = os.environ.get("ROWS")
+    if keep:
+        rows = [rows[int(i)] for i in keep.split(",")]
     print(f"file {path}: {size / 1e9:.2f} GB, page-cached; {os.cpu_count()} cores; "
           f"median of {RUNS} run(s){' after a warm-up' if WARMUP else ''}\n")
     secs, rss, out = run([RG, "-c", "PyErr_SetString", path])

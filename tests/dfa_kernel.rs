@@ -376,6 +376,79 @@ fn near_groups_answer_as_the_cpu() {
     }
 }
 
+/// A rule with a literal factor (a prefix, an inner word, a case-folded
+/// one, alternatives) or without one.
+fn near_rule() -> impl Strategy<Value = String> {
+    let templates = [
+        "key=[A-J]{2,4}",
+        "(?i)tok_[0-9]+",
+        r"\bpass(?:wd|word):\s*\S{2,}",
+        "[a-c]+abc[0-9]",
+        "(?:zqx|qqz)[a-j]*é",
+        r"\b[0-9a-f]{6}\b",
+        "x[yz]{3}",
+    ];
+    prop::sample::select(templates.to_vec()).prop_map(String::from)
+}
+
+/// Text of short and long lines with the rules' factors, in either case.
+fn near_hay() -> impl Strategy<Value = Vec<u8>> {
+    let pieces: Vec<&[u8]> = vec![
+        b"key=ABC",
+        b"KEY=abcd",
+        b"tok_12",
+        b"TOK_9",
+        b"password: xy",
+        b"passwd:",
+        b"aabc1",
+        b"zqxab\xc3\xa9",
+        b"qqz\xc3\xa9",
+        b"deadbe",
+        b"xyzz",
+        b" ",
+        b"-",
+        b"\n",
+        b"\n",
+        b"0123456789",
+        b"\xc3\xa9",
+        b"abc",
+    ];
+    let long = prop::collection::vec(prop::sample::select(pieces.clone()), 0..120);
+    let short = prop::collection::vec(prop::sample::select(pieces), 0..40);
+    (short, long, 0..3usize).prop_map(|(s, l, k)| {
+        let mut v: Vec<u8> = s.concat();
+        // A long line: the factors far from its start.
+        v.extend(l.concat().into_iter().filter(|&b| b != b'\n'));
+        v.extend(std::iter::repeat_n(b'q', 50 * k));
+        v
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Random rule sets in near groups (`GSEARCH_DFA_NEAR=1`, a span of
+    /// 16 bytes) answer as the CPU engine.
+    #[test]
+    fn near_groups_random(
+        rules in proptest::collection::vec(near_rule(), 1..6),
+        hay in near_hay(),
+        flags in 0..4usize,
+    ) {
+        if have_device() {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("t.txt"), &hay).unwrap();
+            std::fs::write(dir.path().join("r.txt"), rules.join("\n")).unwrap();
+            let flag = ["-n", "-c", "-o", "-i"][flags];
+            let args = ["-a", flag, "-f", "r.txt", "t.txt"];
+            let env = [("GSEARCH_DFA_NEAR", "1"), ("GSEARCH_DFA_SPAN", "16")];
+            let cpu = gsearch("cpu", &args, dir.path());
+            let dev = gsearch_env("opencl", &args, dir.path(), &env);
+            prop_assert_eq!(String::from_utf8_lossy(&dev), String::from_utf8_lossy(&cpu));
+        }
+    }
+}
+
 /// Lines far longer than a work-item's segment and its span
 /// (`GSEARCH_DFA_SEG=16`, `GSEARCH_DFA_SPAN=8`): the kernel gives such a
 /// line up as a candidate and the CPU decides it, so the answers are the

@@ -30,8 +30,7 @@ use crate::engine::dfa_table::{BUILDER_VERSION, DfaLimits, DfaSet, DfaSpec, Near
 
 use super::cache::{Hash128, ProgramCache};
 
-use super::host::{Arg, MatchOut, enqueue_2d, set_args, upload};
-use super::kernels::Launched;
+use super::host::{Arg, Launched, MatchOut, enqueue_2d, set_args, upload};
 
 /// The program: dfa.cl, after many_literals.cl (its `many_literals_fold`
 /// finds the near groups' factors), which only a `-D DFA_NEAR` build

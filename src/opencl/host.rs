@@ -138,6 +138,28 @@ pub struct MatchOut<'a> {
     pub scratch: Option<&'a Scratch>,
 }
 
+/// The events of one launch: its last kernel, which later commands wait
+/// for, and its first where it is several (the DFA's near groups).
+pub struct Launched {
+    first: Option<Event>,
+    pub last: Event,
+}
+
+impl Launched {
+    pub fn one(last: Event) -> Launched {
+        Launched { first: None, last }
+    }
+
+    pub fn from(first: Option<Event>, last: Event) -> Launched {
+        Launched { first, last }
+    }
+
+    /// Device time from the first kernel's start to the last one's end.
+    pub fn span(&self) -> std::time::Duration {
+        span_between(self.first.as_ref().unwrap_or(&self.last), &self.last)
+    }
+}
+
 /// Per-slot device scratch: the DFA's factor positions and their count.
 pub struct Scratch {
     pub hits: Buffer<u32>,

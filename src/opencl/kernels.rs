@@ -6,13 +6,12 @@
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::error_codes::ClError;
-use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, ClMem};
 use opencl3::types::{cl_event, cl_mem};
 
-pub use super::host::MatchOut;
 use super::host::{Arg, enqueue_1d, set_args, upload};
+pub use super::host::{Launched, MatchOut};
 use super::program::{CHAR16_SRC, NAIVE_SRC, THREE_PHASE_SRC};
 
 /// Bytes the host pads after the data in every text buffer (>= 16, for the
@@ -622,28 +621,6 @@ unsafe fn char16_common_args(
 pub enum Output<'a> {
     Matches(&'a MatchOut<'a>),
     Counts(&'a Buffer<u32>),
-}
-
-/// The events of one launch: its last kernel, which later commands wait
-/// for, and its first where it is several (the DFA's near groups).
-pub struct Launched {
-    first: Option<Event>,
-    pub last: Event,
-}
-
-impl Launched {
-    pub fn one(last: Event) -> Launched {
-        Launched { first: None, last }
-    }
-
-    pub fn from(first: Option<Event>, last: Event) -> Launched {
-        Launched { first, last }
-    }
-
-    /// Device time from the first kernel's start to the last one's end.
-    pub fn span(&self) -> std::time::Duration {
-        super::host::span_between(self.first.as_ref().unwrap_or(&self.last), &self.last)
-    }
 }
 
 /// Enqueues `kernel`, built for `args`, over `text[..n]` (the buffer holds

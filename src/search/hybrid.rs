@@ -338,7 +338,10 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     cpu_workers(&shared, (&file, &map), plan, (threads, first));
     settle_device(device, &shared);
     answer_unanswered(&shared, &map, plan);
-    let offsets = shared.offsets();
+    let mut offsets = shared.offsets();
+    if waits {
+        offsets = confirm_lines(&offsets, &map, plan, threads);
+    }
     let mut printer = Printer::new(cfg, stdout(cfg));
     let nul = shared.nul.load(Ordering::Relaxed);
     let result = print_lines(cfg, plan, path, &map, &offsets, nul, &mut printer);
@@ -525,6 +528,30 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
             "device: still starting when the CPU had searched every chunk (not waited for)".into(),
         );
     }
+}
+
+/// The `offsets` whose lines the plan's matcher matches,
+/// decided on `threads` threads: the DFA kernels answer candidate lines,
+/// which the printer would otherwise confirm one by one on one thread
+/// after the search (H200, 1,000 rules over 8.68 GB: 208k candidates,
+/// 0.4 s on one thread).
+fn confirm_lines(offsets: &[u64], data: &[u8], plan: &Plan, threads: usize) -> Vec<u64> {
+    let piece = offsets.len().div_ceil(threads * 8).max(1024);
+    let pieces: Vec<&[u64]> = offsets.chunks(piece).collect();
+    let kept = crate::sys::par_map(&pieces, threads, |p| {
+        let m = plan.line_matcher();
+        p.iter()
+            .copied()
+            .filter(|&o| {
+                // An offset may lie inside its line (a chunk's first one).
+                let o = o as usize;
+                let start = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
+                let end = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
+                !crate::pipeline::lines::matching_line_starts(&data[start..end], &m).is_empty()
+            })
+            .collect::<Vec<u64>>()
+    });
+    kept.concat()
 }
 
 /// A chunk nobody answered (the device thread died): the CPU does it.
