@@ -14,7 +14,7 @@
 
 use std::fs::File;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -73,8 +73,13 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
 /// [`device_detached`]).
 struct Shared {
     size: usize,
-    /// Bytes a second all CPU workers search, as [`cpu_pace`] measured.
-    cpu_rate: f64,
+    /// Bytes a second all CPU workers search, as [`cpu_pace`] measured
+    /// (`f64` bits; 0 until measured: a regex's device starts beside the
+    /// measurement).
+    cpu_rate: AtomicU64,
+    /// The CPU engine searches alone after all (the device started beside
+    /// the measurement does not pay): the device thread stops.
+    cancelled: AtomicBool,
     /// The next chunk to claim.
     next: AtomicUsize,
     /// Per chunk: sorted offsets of its matching lines, each inside the
@@ -95,10 +100,11 @@ struct Shared {
 
 impl Shared {
     /// Nothing claimed yet, for a file of `size` bytes.
-    fn new(size: usize, ahead: Option<ReadAhead<'static>>, cpu_rate: f64) -> Shared {
+    fn new(size: usize, ahead: Option<ReadAhead<'static>>) -> Shared {
         Shared {
             size,
-            cpu_rate,
+            cpu_rate: AtomicU64::new(0),
+            cancelled: AtomicBool::new(false),
             next: AtomicUsize::new(0),
             slots: (0..size.div_ceil(chunk()))
                 .map(|_| OnceLock::new())
@@ -111,6 +117,14 @@ impl Shared {
             device_note: Mutex::new(Vec::new()),
             ahead,
         }
+    }
+
+    fn cpu_rate(&self) -> f64 {
+        f64::from_bits(self.cpu_rate.load(Ordering::Acquire))
+    }
+
+    fn set_cpu_rate(&self, rate: f64) {
+        self.cpu_rate.store(rate.to_bits(), Ordering::Release);
     }
 
     /// Every chunk's offsets, in order. Chunk i's offsets lie in its own
@@ -318,19 +332,34 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         _ => return crate::search::cpu::search_cpu(cfg, plan),
     };
     let threads = crate::sys::cores();
+    let ahead = ReadAhead::cold_file(&file, map.len());
+    let shared = Arc::new(Shared::new(map.len(), ahead));
+    let mut work = DeviceWork::of(cfg, plan);
+    let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
+    // Regexes: the device starts beside the CPU's measurement (its
+    // start-up is the longer; a rule set's first MiB compiles the rules
+    // whose factors occur there).
+    let mut device = None;
+    if waits {
+        device = work
+            .take()
+            .and_then(|w| spawn_device(cfg, w, &file, &shared));
+    }
     let pace = cpu_pace(&map, plan);
+    shared.set_cpu_rate(threads as f64 / pace.max(1e-12));
     if let Err(why) = device_pays(map.len(), pace, threads) {
         // The CPU engine alone, as `--engine cpu` runs it.
+        if device.is_some() {
+            shared.cancelled.store(true, Ordering::Release);
+            DETACHED.store(true, Ordering::Release);
+        }
         drop(map);
         let note = format!("device: not started ({why})");
         return crate::search::cpu::search_cpu_noted(cfg, plan, &[note]);
     }
-    let ahead = ReadAhead::cold_file(&file, map.len());
-    let cpu_rate = threads as f64 / pace.max(1e-12);
-    let shared = Arc::new(Shared::new(map.len(), ahead, cpu_rate));
-    let work = DeviceWork::of(cfg, plan);
-    let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
-    let device = work.and_then(|w| spawn_device(cfg, w, &file, &shared));
+    if !waits {
+        device = work.and_then(|w| spawn_device(cfg, w, &file, &shared));
+    }
     // Where the CPU waited for the device, its workers decide at once
     // whether to search, from the device's first chunks and the CPU's pace.
     let first = (waits && wait_for_device(&shared, device.as_ref()))
@@ -530,26 +559,36 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
     }
 }
 
-/// The `offsets` whose lines the plan's matcher matches,
-/// decided on `threads` threads: the DFA kernels answer candidate lines,
-/// which the printer would otherwise confirm one by one on one thread
-/// after the search (H200, 1,000 rules over 8.68 GB: 208k candidates,
-/// 0.4 s on one thread).
-fn confirm_lines(offsets: &[u64], data: &[u8], plan: &Plan, threads: usize) -> Vec<u64> {
+/// The `offsets` whose lines the plan's matcher matches, decided on
+/// `threads` threads: the DFA kernels answer candidate lines, which the
+/// printer would otherwise confirm one by one on one thread after the
+/// search (H200, 1,000 rules over 8.68 GB: 208k candidates, 0.4 s on one
+/// thread). Each piece's pages leave the RSS once confirmed (candidates
+/// lie every few tens of KB, so they would map in most of the file).
+fn confirm_lines(offsets: &[u64], map: &GuardedMap, plan: &Plan, threads: usize) -> Vec<u64> {
+    let data: &[u8] = map;
     let piece = offsets.len().div_ceil(threads * 8).max(1024);
     let pieces: Vec<&[u64]> = offsets.chunks(piece).collect();
+    let line = |o: u64| {
+        // An offset may lie inside its line (a chunk's first one).
+        let o = o as usize;
+        let start = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
+        start..end
+    };
     let kept = crate::sys::par_map(&pieces, threads, |p| {
         let m = plan.line_matcher();
-        p.iter()
+        let kept: Vec<u64> = p
+            .iter()
             .copied()
             .filter(|&o| {
-                // An offset may lie inside its line (a chunk's first one).
-                let o = o as usize;
-                let start = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
-                let end = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
-                !crate::pipeline::lines::matching_line_starts(&data[start..end], &m).is_empty()
+                !crate::pipeline::lines::matching_line_starts(&data[line(o)], &m).is_empty()
             })
-            .collect::<Vec<u64>>()
+            .collect();
+        if let (Some(&a), Some(&b)) = (p.first(), p.last()) {
+            map.release(line(a).start..line(b).end);
+        }
+        kept
     });
     kept.concat()
 }
@@ -614,12 +653,15 @@ fn device_thread(sels: &[DeviceSelector], work: &DeviceWork, file: &File, shared
         }
     };
     let ready = t.elapsed();
+    if shared.cancelled.load(Ordering::Acquire) {
+        return;
+    }
     if let Some(d) = engines[0].dfa_set() {
         shared.note(format!(
             "dfa: the device decides candidate lines with {}",
             d.describe()
         ));
-        if let Err(why) = dfa_worth_it(d.passes(), engines.len(), shared.cpu_rate) {
+        if let Err(why) = dfa_worth_it(d.passes(), engines.len(), shared.cpu_rate()) {
             shared.note(format!("device: not used ({why})"));
             // The CPU workers wait for this thread to end: the driver's
             // teardown of the contexts is left to the process's end, as
