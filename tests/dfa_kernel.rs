@@ -374,6 +374,22 @@ fn near_groups_answer_as_the_cpu() {
             );
         }
     }
+    // A device that fails mid-run hands its batches to the CPU.
+    let args = ["-a", "-n", "-f", "rules.txt", "t.txt"];
+    let cpu = gsearch("cpu", &args, dir.path());
+    for fault in ["enqueue@2", "lost@3", "build"] {
+        let env = [
+            ("GSEARCH_DFA_NEAR", "1"),
+            ("GSEARCH_BATCH_BYTES", "65536"),
+            ("GSEARCH_FAULT", fault),
+        ];
+        let dev = gsearch_env("opencl", &args, dir.path(), &env);
+        assert_eq!(
+            String::from_utf8_lossy(&dev),
+            String::from_utf8_lossy(&cpu),
+            "{fault}"
+        );
+    }
 }
 
 /// A rule with a literal factor (a prefix, an inner word, a case-folded
