@@ -48,6 +48,52 @@ pub fn line_is_match<M: Matcher>(matcher: &M, line: &[u8]) -> bool {
     matcher.is_match(body).unwrap_or(false)
 }
 
+/// Which of the lines at `offsets` (sorted offsets into `data`, each
+/// inside its line) `matcher` matches, decided on `threads` threads in
+/// pieces (`done` gets each piece's bytes once decided, for releasing
+/// them): true for a matching line, and for a line `data` does not hold
+/// whole (one running in from before it, unless `starts`, or past its end,
+/// unless `ends`). The DFA kernels answer candidate lines; this confirms
+/// them on every core rather than one after another where they are
+/// printed in order.
+pub fn confirm<M: Matcher>(
+    data: &[u8],
+    offsets: &[u64],
+    (starts, ends): (bool, bool),
+    threads: usize,
+    (matcher, done): (
+        &(dyn Fn() -> M + Sync),
+        &(dyn Fn(std::ops::Range<usize>) + Sync),
+    ),
+) -> Vec<bool> {
+    let piece = offsets.len().div_ceil(threads.max(1) * 8).max(1024);
+    let pieces: Vec<&[u64]> = offsets.chunks(piece).collect();
+    let parts = crate::sys::par_map(&pieces, threads, |p| {
+        let m = matcher();
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        let keep: Vec<bool> = p
+            .iter()
+            .map(|&o| {
+                let o = o as usize;
+                let start = memchr::memrchr(b'\n', &data[..o]).map(|i| i + 1);
+                let end = memchr::memchr(b'\n', &data[o..]).map(|i| o + i + 1);
+                let start = start.or(starts.then_some(0));
+                let end = end.or(ends.then_some(data.len()));
+                let (Some(s), Some(e)) = (start, end) else {
+                    return true;
+                };
+                (lo, hi) = (lo.min(s), hi.max(e));
+                line_is_match(&m, &data[s..e])
+            })
+            .collect();
+        if lo < hi {
+            done(lo..hi);
+        }
+        keep
+    });
+    parts.concat()
+}
+
 /// The starts (within `lines`, which begins at a line start) of the lines
 /// `matcher` matches, in order, each once.
 pub fn matching_line_starts<M: Matcher>(lines: &[u8], matcher: &M) -> Vec<usize> {

@@ -559,38 +559,22 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
     }
 }
 
-/// The `offsets` whose lines the plan's matcher matches, decided on
-/// `threads` threads: the DFA kernels answer candidate lines, which the
-/// printer would otherwise confirm one by one on one thread after the
+/// The `offsets` whose lines the plan's matcher matches, decided on every
+/// core (`pipeline::lines::confirm`): the DFA kernels answer candidate
+/// lines, which the printer would otherwise confirm one by one after the
 /// search (H200, 1,000 rules over 8.68 GB: 208k candidates, 0.4 s on one
-/// thread). Each piece's pages leave the RSS once confirmed (candidates
-/// lie every few tens of KB, so they would map in most of the file).
+/// thread). Each piece's pages leave the RSS once decided (candidates lie
+/// every few tens of KB, so they would map in most of the file: 8 GB).
 fn confirm_lines(offsets: &[u64], map: &GuardedMap, plan: &Plan, threads: usize) -> Vec<u64> {
-    let data: &[u8] = map;
-    let piece = offsets.len().div_ceil(threads * 8).max(1024);
-    let pieces: Vec<&[u64]> = offsets.chunks(piece).collect();
-    let line = |o: u64| {
-        // An offset may lie inside its line (a chunk's first one).
-        let o = o as usize;
-        let start = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
-        let end = memchr::memchr(b'\n', &data[o..]).map_or(data.len(), |i| o + i + 1);
-        start..end
-    };
-    let kept = crate::sys::par_map(&pieces, threads, |p| {
-        let m = plan.line_matcher();
-        let kept: Vec<u64> = p
-            .iter()
-            .copied()
-            .filter(|&o| {
-                !crate::pipeline::lines::matching_line_starts(&data[line(o)], &m).is_empty()
-            })
-            .collect();
-        if let (Some(&a), Some(&b)) = (p.first(), p.last()) {
-            map.release(line(a).start..line(b).end);
-        }
-        kept
-    });
-    kept.concat()
+    let matcher = || plan.line_matcher();
+    let release = |r: std::ops::Range<usize>| map.release(r);
+    let keep =
+        crate::pipeline::lines::confirm(map, offsets, (true, true), threads, (&matcher, &release));
+    offsets
+        .iter()
+        .zip(keep)
+        .filter_map(|(&o, k)| k.then_some(o))
+        .collect()
 }
 
 /// A chunk nobody answered (the device thread died): the CPU does it.
