@@ -66,7 +66,7 @@ pub fn confirm<M: Matcher>(
         &(dyn Fn(std::ops::Range<usize>) + Sync),
     ),
 ) -> Vec<bool> {
-    let piece = offsets.len().div_ceil(threads.max(1) * 8).max(1024);
+    let piece = offsets.len().div_ceil(threads.max(1) * 4).max(256);
     let pieces: Vec<&[u64]> = offsets.chunks(piece).collect();
     let parts = crate::sys::par_map(&pieces, threads, |p| {
         let m = matcher();
