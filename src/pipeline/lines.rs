@@ -48,14 +48,19 @@ pub fn line_is_match<M: Matcher>(matcher: &M, line: &[u8]) -> bool {
     matcher.is_match(body).unwrap_or(false)
 }
 
+/// Lines longer than this are not decided by [`confirm`] (kept): its work
+/// stays bounded on text with few newlines.
+pub const CONFIRM_MAX_LINE: usize = 1 << 20;
+
 /// Which of the lines at `offsets` (sorted offsets into `data`, each
 /// inside its line) `matcher` matches, decided on `threads` threads in
 /// pieces (`done` gets each piece's bytes once decided, for releasing
-/// them): true for a matching line, and for a line `data` does not hold
-/// whole (one running in from before it, unless `starts`, or past its end,
-/// unless `ends`). The DFA kernels answer candidate lines; this confirms
-/// them on every core rather than one after another where they are
-/// printed in order.
+/// them): true for a matching line, and for a line this does not decide:
+/// one `data` does not hold whole (running in from before it, unless
+/// `starts`, or past its end, unless `ends`) or one longer than
+/// [`CONFIRM_MAX_LINE`]. The DFA kernels answer candidate lines; this
+/// confirms them on every core rather than one after another where they
+/// are printed in order.
 pub fn confirm<M: Matcher>(
     data: &[u8],
     offsets: &[u64],
@@ -68,22 +73,32 @@ pub fn confirm<M: Matcher>(
 ) -> Vec<bool> {
     let piece = offsets.len().div_ceil(threads.max(1) * 4).max(256);
     let pieces: Vec<&[u64]> = offsets.chunks(piece).collect();
+    let line = |o: usize| {
+        let lo = o.saturating_sub(CONFIRM_MAX_LINE);
+        let hi = (o + CONFIRM_MAX_LINE).min(data.len());
+        let start = match memchr::memrchr(b'\n', &data[lo..o]) {
+            Some(i) => lo + i + 1,
+            None if lo == 0 && starts => 0,
+            None => return None,
+        };
+        let end = match memchr::memchr(b'\n', &data[o..hi]) {
+            Some(i) => o + i + 1,
+            None if hi == data.len() && ends => hi,
+            None => return None,
+        };
+        Some(start..end)
+    };
     let parts = crate::sys::par_map(&pieces, threads, |p| {
         let m = matcher();
         let (mut lo, mut hi) = (usize::MAX, 0);
         let keep: Vec<bool> = p
             .iter()
-            .map(|&o| {
-                let o = o as usize;
-                let start = memchr::memrchr(b'\n', &data[..o]).map(|i| i + 1);
-                let end = memchr::memchr(b'\n', &data[o..]).map(|i| o + i + 1);
-                let start = start.or(starts.then_some(0));
-                let end = end.or(ends.then_some(data.len()));
-                let (Some(s), Some(e)) = (start, end) else {
-                    return true;
-                };
-                (lo, hi) = (lo.min(s), hi.max(e));
-                line_is_match(&m, &data[s..e])
+            .map(|&o| match line(o as usize) {
+                Some(r) => {
+                    (lo, hi) = (lo.min(r.start), hi.max(r.end));
+                    line_is_match(&m, &data[r])
+                }
+                None => true,
             })
             .collect();
         if lo < hi {
@@ -313,6 +328,34 @@ fn merge(parts: Vec<(Vec<u64>, bool)>) -> Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn confirm_decides_whole_lines_only() {
+        let m = || grep_regex::RegexMatcher::new("b+").unwrap();
+        let none = |_: std::ops::Range<usize>| {};
+        let data = b"xa\nab\nc\nzzb";
+        // Offsets inside lines too; the first line runs in from before
+        // unless `starts`, the last past the end unless `ends`.
+        let offs = [1, 3, 4, 6, 9];
+        let got = confirm(data, &offs, (true, true), 2, (&m, &none));
+        assert_eq!(got, vec![false, true, true, false, true]);
+        let got = confirm(data, &offs, (false, false), 2, (&m, &none));
+        assert_eq!(got, vec![true, true, true, false, true]);
+        // A line longer than the bound is kept undecided.
+        let mut long = vec![b'a'; CONFIRM_MAX_LINE + 10];
+        long.push(b'\n');
+        assert_eq!(
+            confirm(&long, &[5], (true, true), 1, (&m, &none)),
+            vec![true]
+        );
+        let many: Vec<u64> = (0..3000).map(|i| i * 3).collect();
+        let text = b"ab\n".repeat(3000);
+        assert!(
+            confirm(&text, &many, (true, true), 4, (&m, &none))
+                .iter()
+                .all(|&k| k)
+        );
+    }
 
     /// A file of lines of many lengths (some crossing every piece
     /// boundary), matching lines here and there, no final newline.

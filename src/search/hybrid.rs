@@ -368,7 +368,8 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     settle_device(device, &shared);
     answer_unanswered(&shared, &map, plan);
     let mut offsets = shared.offsets();
-    if waits {
+    // (A file with a NUL is searched whole by the printer.)
+    if waits && !shared.nul.load(Ordering::Relaxed) {
         offsets = confirm_lines(&offsets, &map, plan, threads);
     }
     let mut printer = Printer::new(cfg, stdout(cfg));

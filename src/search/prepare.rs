@@ -217,7 +217,6 @@ impl Prep<'_> {
         if let Some(c) = whole
             && let Some(p) = pieces.pop()
         {
-            let lines = self.confirmed(lines, bytes, c.file_offset == 0);
             let part = ChunkPart::from_lines(p, c, bytes, lines);
             return Ready {
                 candidates,
@@ -242,32 +241,6 @@ impl Prep<'_> {
             })
             .collect();
         Ready { candidates, items }
-    }
-
-    /// A chunk's candidate lines (a plan that is not exact: the DFA kernels
-    /// answer candidates) without those that do not match, decided on every
-    /// core here rather than where the chunks are committed, in order, on
-    /// one thread (two H200s, a tree of 256 MB files, 200 rules: the
-    /// committing thread spent 758 ms confirming, and its device took 5% of
-    /// the batches). `starts`: the chunk starts its file.
-    fn confirmed(&self, mut lines: BatchLines, bytes: &[u8], starts: bool) -> BatchLines {
-        if self.plan.exact_lines || lines.omitted > 0 || lines.lines.is_empty() {
-            return lines;
-        }
-        let offsets: Vec<u64> = lines.first.iter().map(|&o| u64::from(o)).collect();
-        let matcher = || self.plan.line_matcher();
-        let keep = crate::pipeline::lines::confirm(
-            bytes,
-            &offsets,
-            (starts, false),
-            crate::sys::cores(),
-            (&matcher, &|_| {}),
-        );
-        let mut k = keep.iter();
-        lines.lines.retain(|_| *k.next().unwrap_or(&true));
-        let mut k = keep.iter();
-        lines.first.retain(|_| *k.next().unwrap_or(&true));
-        lines
     }
 
     /// One piece of a batch, with its offsets.
