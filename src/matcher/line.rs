@@ -15,7 +15,7 @@ use grep_regex::{RegexCaptures, RegexMatcher};
 
 use crate::engine::hashed::HashedLiterals;
 use crate::matcher::regex::Regex;
-use crate::matcher::rules::{RuleCaptures, RuleSet};
+use crate::matcher::rules::{RuleCaptures, RuleSet, iter_matches};
 
 /// See the module documentation.
 #[derive(Clone, Copy)]
@@ -74,6 +74,24 @@ impl Matcher for LineMatcher<'_> {
             },
             None => self.inner().find_at(haystack, at),
         }
+    }
+
+    /// A rule set's iteration remembers between its searches
+    /// (`RuleSet::try_find_iter_at`); otherwise grep-matcher's loop.
+    fn try_find_iter_at<F, E>(
+        &self,
+        haystack: &[u8],
+        at: usize,
+        matched: F,
+    ) -> Result<Result<(), E>, NoError>
+    where
+        F: FnMut(Match) -> Result<bool, E>,
+    {
+        if let Some(r) = self.rules {
+            return r.try_find_iter_at(haystack, at, matched);
+        }
+        let find = |from| self.find_at(haystack, from).ok().flatten();
+        Ok(iter_matches(haystack.len(), at, find, matched))
     }
 
     fn new_captures(&self) -> Result<LineCaptures, NoError> {

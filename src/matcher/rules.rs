@@ -200,23 +200,94 @@ impl RuleSet {
 
     /// The leftmost-first match from `at`, with the units that found it.
     fn leftmost(&self, hay: &[u8], at: usize) -> Leftmost {
+        self.leftmost_with(hay, at, &mut Memo::default())
+    }
+
+    /// [`RuleSet::leftmost`], reusing what `memo` holds from earlier calls
+    /// on the same haystack (an iteration over its matches: without it, a
+    /// line of megabytes with many matches cost a scan of the rest of the
+    /// line per match).
+    fn leftmost_with(&self, hay: &[u8], at: usize, memo: &mut Memo) -> Leftmost {
         let mut best = Leftmost::default();
         for &u in &self.always {
-            best.offer(u, self.unit(u).find_at(hay, at).ok().flatten());
+            best.offer(u, self.unit_find(memo, u, hay, at));
         }
         let mut pos = at;
-        while let Some(h) = self.next_factor(hay, pos, hay.len()) {
-            let (ls, le) = line_bounds(hay, h);
+        while let Some(h) = self.next_factor_memo(memo, hay, pos) {
+            let (ls, le) = self.line_units(memo, hay, h);
             if best.start().is_some_and(|s| ls > s) {
                 break;
             }
             let from = at.max(ls);
-            for u in self.units_in(&hay[from..le]) {
-                best.offer(u, self.unit(u).find_at(&hay[..le], from).ok().flatten());
+            let units: Vec<usize> = memo
+                .units
+                .iter()
+                .filter(|&&(_, last)| last >= from)
+                .map(|&(u, _)| u)
+                .collect();
+            for u in units {
+                best.offer(u, self.unit_find(memo, u, &hay[..le], from));
             }
             pos = le;
         }
         best
+    }
+
+    /// Unit `u`'s match in `hay` from `from`, or the one `memo` holds: a
+    /// search from `from0` that found nothing, or a match starting at or
+    /// after `from`, answers every search from `from0 <= from` too.
+    fn unit_find(&self, memo: &mut Memo, u: usize, hay: &[u8], from: usize) -> Option<Match> {
+        let key = (u, hay.len());
+        if let Some(&(from0, m)) = memo.found.get(&key)
+            && from0 <= from
+            && m.is_none_or(|m| from <= m.start())
+        {
+            return m;
+        }
+        let m = self.unit(u).find_at(hay, from).ok().flatten();
+        memo.found.insert(key, (from, m));
+        m
+    }
+
+    /// The next factor occurrence at or after `pos`, through `memo`.
+    fn next_factor_memo(&self, memo: &mut Memo, hay: &[u8], pos: usize) -> Option<usize> {
+        if let Some((from0, h)) = memo.next
+            && from0 <= pos
+            && h.is_none_or(|h| pos <= h)
+        {
+            return h;
+        }
+        let h = self.next_factor(hay, pos, hay.len());
+        memo.next = Some((pos, h));
+        h
+    }
+
+    /// The bounds of the line holding `h`, with `memo.units` set to the
+    /// units whose factors occur in it and where the last one starts.
+    fn line_units(&self, memo: &mut Memo, hay: &[u8], h: usize) -> (usize, usize) {
+        if let Some((ls, le)) = memo.line
+            && ls <= h
+            && h < le
+        {
+            return (ls, le);
+        }
+        let (ls, le) = line_bounds(hay, h);
+        let mut last: Vec<(usize, usize)> = Vec::new();
+        if let Some(pf) = &self.prefilter {
+            for m in pf.ac.find_overlapping_iter(&hay[ls..le]) {
+                for &u in &pf.owners[m.pattern().as_usize()] {
+                    last.push((u, ls + m.start()));
+                }
+            }
+        }
+        // Per unit, ascending, its last occurrence.
+        last.sort_unstable();
+        last.reverse();
+        last.dedup_by_key(|(u, _)| *u);
+        last.reverse();
+        memo.line = Some((ls, le));
+        memo.units = last;
+        (ls, le)
     }
 
     /// The alternation's match among tied units: the first rule, in
@@ -326,6 +397,18 @@ struct Leftmost {
     found: Vec<(usize, Match)>,
 }
 
+/// What [`RuleSet::leftmost_with`] keeps between calls on one haystack.
+#[derive(Default)]
+struct Memo {
+    /// (unit, haystack length) -> (searched from, the answer).
+    found: std::collections::HashMap<(usize, usize), (usize, Option<Match>)>,
+    /// The last factor search: (from, the occurrence found).
+    next: Option<(usize, Option<usize>)>,
+    /// The line last looked at, and its units with their last factor.
+    line: Option<(usize, usize)>,
+    units: Vec<(usize, usize)>,
+}
+
 impl Leftmost {
     fn start(&self) -> Option<usize> {
         self.found.first().map(|(_, m)| m.start())
@@ -356,6 +439,36 @@ fn kind_pos(k: &LineMatchKind) -> usize {
     match *k {
         LineMatchKind::Confirmed(p) | LineMatchKind::Candidate(p) => p,
     }
+}
+
+/// grep-matcher's `try_find_iter_at` loop over the matches `find` gives
+/// from a position, in a haystack of `len` bytes (an empty match right
+/// after a match is skipped; the next search starts past an empty one).
+pub(crate) fn iter_matches<E>(
+    len: usize,
+    at: usize,
+    mut find: impl FnMut(usize) -> Option<Match>,
+    mut matched: impl FnMut(Match) -> Result<bool, E>,
+) -> Result<(), E> {
+    let (mut last_end, mut last_match) = (at, None);
+    while last_end <= len {
+        let Some(m) = find(last_end) else {
+            break;
+        };
+        if m.is_empty() {
+            last_end = m.end() + 1;
+            if Some(m.end()) == last_match {
+                continue;
+            }
+        } else {
+            last_end = m.end();
+        }
+        last_match = Some(m.end());
+        if !matched(m)? {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The line holding `pos`: its start and its end (after its terminator).
@@ -611,6 +724,25 @@ impl Matcher for RuleSet {
     fn find_at(&self, hay: &[u8], at: usize) -> Result<Option<Match>, NoError> {
         let best = self.leftmost(hay, at);
         Ok(self.resolve(hay, &best).map(|(m, _)| m))
+    }
+
+    /// Each search of the iteration reuses what the ones before learned
+    /// about this haystack ([`Memo`]).
+    fn try_find_iter_at<F, E>(
+        &self,
+        hay: &[u8],
+        at: usize,
+        matched: F,
+    ) -> Result<Result<(), E>, NoError>
+    where
+        F: FnMut(Match) -> Result<bool, E>,
+    {
+        let mut memo = Memo::default();
+        let find = |from: usize| {
+            let best = self.leftmost_with(hay, from, &mut memo);
+            self.resolve(hay, &best).map(|(m, _)| m)
+        };
+        Ok(iter_matches(hay.len(), at, find, matched))
     }
 
     fn new_captures(&self) -> Result<RuleCaptures, NoError> {

@@ -107,5 +107,13 @@ proptest! {
             prop_assert_eq!(set.is_match(line).unwrap(), joined.is_match(line).unwrap());
             prop_assert_eq!(matches(&set, line), matches(&joined, line), "{:?}", String::from_utf8_lossy(line));
         }
+        // The iteration (which remembers between its searches) finds what
+        // the alternation finds, over the whole text and from inside it.
+        for at in [0, text.len() / 3] {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let _ = set.find_iter_at(text, at, |m| { a.push(m); true });
+            let _ = joined.find_iter_at(text, at, |m| { b.push(m); true });
+            prop_assert_eq!(a, b);
+        }
     }
 }

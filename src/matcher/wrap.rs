@@ -45,6 +45,19 @@ impl<W: Wrapper> Matcher for Wrapped<W> {
         self.0.inner().find_at(haystack, at)
     }
 
+    fn try_find_iter_at<F, E>(
+        &self,
+        haystack: &[u8],
+        at: usize,
+        matched: F,
+    ) -> Result<Result<(), E>, Self::Error>
+    where
+        F: FnMut(Match) -> Result<bool, E>,
+    {
+        self.0.before_find(haystack);
+        self.0.inner().try_find_iter_at(haystack, at, matched)
+    }
+
     fn new_captures(&self) -> Result<Self::Captures, Self::Error> {
         self.0.inner().new_captures()
     }
