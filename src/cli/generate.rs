@@ -225,7 +225,7 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "GSEARCH_DFA_SEG",
         Tuning,
         "Bytes of text per work-item of the DFA kernel (regexes on the device).",
-        "1024",
+        "128",
     ),
     var(
         "GSEARCH_DFA_SPAN",

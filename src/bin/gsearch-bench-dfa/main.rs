@@ -75,7 +75,7 @@ fn config() -> Config {
         threads: vec![gsearch::engine::dfa_table::build_threads()],
         build_only: false,
         local_mem: 48 << 10,
-        segs: vec![1024],
+        segs: vec![128],
         check: true,
         near: vec![1],
     };
