@@ -210,7 +210,7 @@ impl RuleSet {
     fn leftmost_with(&self, hay: &[u8], at: usize, memo: &mut Memo) -> Leftmost {
         let mut best = Leftmost::default();
         for &u in &self.always {
-            best.offer(u, self.unit_find(memo, u, hay, at));
+            best.offer(u, self.unit_find(&mut memo.found, u, hay, at));
         }
         let mut pos = at;
         while let Some(h) = self.next_factor_memo(memo, hay, pos) {
@@ -219,33 +219,29 @@ impl RuleSet {
                 break;
             }
             let from = at.max(ls);
-            let units: Vec<usize> = memo
-                .units
-                .iter()
-                .filter(|&&(_, last)| last >= from)
-                .map(|&(u, _)| u)
-                .collect();
-            for u in units {
-                best.offer(u, self.unit_find(memo, u, &hay[..le], from));
+            for &(u, last) in &memo.units {
+                if last >= from {
+                    best.offer(u, self.unit_find(&mut memo.found, u, &hay[..le], from));
+                }
             }
             pos = le;
         }
         best
     }
 
-    /// Unit `u`'s match in `hay` from `from`, or the one `memo` holds: a
+    /// Unit `u`'s match in `hay` from `from`, or the one `found` holds: a
     /// search from `from0` that found nothing, or a match starting at or
     /// after `from`, answers every search from `from0 <= from` too.
-    fn unit_find(&self, memo: &mut Memo, u: usize, hay: &[u8], from: usize) -> Option<Match> {
+    fn unit_find(&self, found: &mut Found, u: usize, hay: &[u8], from: usize) -> Option<Match> {
         let key = (u, hay.len());
-        if let Some(&(from0, m)) = memo.found.get(&key)
+        if let Some(&(from0, m)) = found.get(&key)
             && from0 <= from
             && m.is_none_or(|m| from <= m.start())
         {
             return m;
         }
         let m = self.unit(u).find_at(hay, from).ok().flatten();
-        memo.found.insert(key, (from, m));
+        found.insert(key, (from, m));
         m
     }
 
@@ -397,11 +393,14 @@ struct Leftmost {
     found: Vec<(usize, Match)>,
 }
 
+/// Each unit's last answer: (unit, haystack length) -> (searched from, the
+/// answer).
+type Found = std::collections::HashMap<(usize, usize), (usize, Option<Match>)>;
+
 /// What [`RuleSet::leftmost_with`] keeps between calls on one haystack.
 #[derive(Default)]
 struct Memo {
-    /// (unit, haystack length) -> (searched from, the answer).
-    found: std::collections::HashMap<(usize, usize), (usize, Option<Match>)>,
+    found: Found,
     /// The last factor search: (from, the occurrence found).
     next: Option<(usize, Option<usize>)>,
     /// The line last looked at, and its units with their last factor.

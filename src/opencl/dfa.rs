@@ -229,6 +229,25 @@ impl DfaArgs {
         }
     }
 
+    /// The arguments both kernels take in a row: the tables, the results
+    /// and the local memory, and the span (`dfa_lines` 3-12, `dfa_near`
+    /// 5-14).
+    fn tables_to_span(&self, o: &MatchOut<'_>) -> [Arg; 10] {
+        let [out, cap, count] = o.args();
+        [
+            Arg::from(&self.groups),
+            Arg::from(&self.classes),
+            Arg::from(&self.t16),
+            Arg::from(&self.t32),
+            out,
+            cap,
+            count,
+            Arg::Local(self.local_entries * 2),
+            Arg::Local(256),
+            Arg::U32(self.span),
+        ]
+    }
+
     /// Whether the results are offsets inside lines as well as line
     /// starts (see [`line_starts`]).
     pub fn has_near(&self) -> bool {
@@ -284,37 +303,20 @@ pub unsafe fn launch(
     o: &MatchOut<'_>,
     wait: &[cl_event],
 ) -> Result<Launched, ClError> {
-    let [out, cap, count] = o.args();
+    let shared = a.tables_to_span(o);
     let mut first = None;
     if a.full > 0 {
-        let args = [
-            Arg::from(text),
-            Arg::U32(n),
-            Arg::U32(a.seg),
-            Arg::from(&a.groups),
-            Arg::from(&a.classes),
-            Arg::from(&a.t16),
-            Arg::from(&a.t32),
-            out,
-            cap,
-            count,
-            Arg::Local(a.local_entries * 2),
-            Arg::Local(256),
-            Arg::U32(a.span),
-        ];
+        let head = [Arg::from(text), Arg::U32(n), Arg::U32(a.seg)];
         let items = (n as usize).div_ceil(a.seg as usize);
         let global = items.div_ceil(wg) * wg;
-        // SAFETY: the layout of dfa.cl's header, every argument set; the
-        // caller's contract for the kernel and buffers.
+        // SAFETY: the layout of dfa.cl's header (arguments 0-2, then 3-12
+        // from `tables_to_span`), every argument set; the caller's
+        // contract for the kernel and buffers.
         unsafe {
-            set_args(kernel, 0, &args)?;
-            first = Some(enqueue_2d(
-                q,
-                kernel,
-                [global, a.full as usize],
-                [wg, 1],
-                wait,
-            )?);
+            set_args(kernel, 0, &head)?;
+            set_args(kernel, 3, &shared)?;
+            let dims = ([global, a.full as usize], [wg, 1]);
+            first = Some(enqueue_2d(q, kernel, dims.0, dims.1, wait)?);
         }
     }
     let Some(near) = &a.near else {
@@ -324,42 +326,27 @@ pub unsafe fn launch(
         return Err(ClError(CL_INVALID_VALUE));
     };
     let zero = reset(q, &sc.count)?;
-    let hits = super::many::launch(
-        q,
-        many_k,
-        &near.many,
-        (wg, 4),
-        (text, n),
-        &sc.as_out(),
-        wait,
-    )?;
-    let args = [
+    let found = (&sc.as_out(), wait);
+    super::many::launch(q, many_k, &near.many, (wg, 4), (text, n), found.0, found.1)?;
+    let head = [
         Arg::from(text),
         Arg::U32(n),
         Arg::from(&sc.hits),
         Arg::from(&sc.count),
         Arg::U32(sc.cap),
-        Arg::from(&a.groups),
-        Arg::from(&a.classes),
-        Arg::from(&a.t16),
-        Arg::from(&a.t32),
-        out,
-        cap,
-        count,
-        Arg::Local(a.local_entries * 2),
-        Arg::Local(256),
-        Arg::U32(a.span),
-        Arg::U32(a.full),
     ];
     let global = NEAR_ITEMS.div_ceil(wg) * wg;
-    // SAFETY: the layout of dfa_near in dfa.cl, every argument set; the
-    // queue is in order, so it runs after the factor search.
+    // SAFETY: the layout of dfa_near in dfa.cl (arguments 0-4, 5-14 from
+    // `tables_to_span`, 15), every argument set; the queue is in order, so
+    // it runs after the factor search.
     let last = unsafe {
-        set_args(near_k, 0, &args)?;
+        set_args(near_k, 0, &head)?;
+        set_args(near_k, 5, &shared)?;
+        set_args(near_k, 15, &[Arg::U32(a.full)])?;
         enqueue_2d(q, near_k, [global, near.count as usize], [wg, 1], &[])?
     };
-    let first = first.or(hits).unwrap_or(zero);
-    Ok(Launched::from(Some(first), last))
+    // The first command of the launch: the full groups, else the reset.
+    Ok(Launched::from(Some(first.unwrap_or(zero)), last))
 }
 
 /// Enqueues zeroing the counter `c` on `q`.

@@ -103,7 +103,7 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
 /// candidate lines one by one cannot reproduce (tests/dfa_kernel.rs found
 /// such lines).
 pub fn dfa_spec(cfg: &Config) -> Option<DfaSpec> {
-    if cfg.patterns.is_empty() || cfg.boundary == Boundary::Word {
+    if !dfa_possible(cfg) {
         return None;
     }
     let case_insensitive = is_case_insensitive(cfg);
@@ -121,6 +121,12 @@ pub fn dfa_spec(cfg: &Config) -> Option<DfaSpec> {
         case_insensitive,
         factors,
     })
+}
+
+/// Whether [`dfa_spec`] gives a spec (without parsing every pattern for
+/// its factors).
+pub fn dfa_possible(cfg: &Config) -> bool {
+    !cfg.patterns.is_empty() && cfg.boundary != Boundary::Word
 }
 
 /// `auto` runs regexes on the device only for one or two patterns: a set

@@ -54,7 +54,7 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         // returns distinct numbered lines (H100, 8 GB: 100,000 words 6.4 s
         // here vs 3.0 s on the device engine; 1,000 words 1.02 vs 0.96 s).
         Some(s) => s.patterns.len() < crate::engine::hashed::HASHED_MIN_PATTERNS,
-        None => crate::search::choose::dfa_spec(cfg).is_some(),
+        None => crate::search::choose::dfa_possible(cfg),
     };
     work && cfg.paths.len() == 1
         && !cfg.needs_cpu_searcher()
