@@ -6,11 +6,13 @@ import subprocess
 import time
 
 
-def run_rss(argv, timeout=None, env=None):
+def run_rss(argv, timeout=None, env=None, err=None):
     """(wall seconds, or None when stopped at `timeout`; peak RSS in MiB; stdout and
-    stderr together, as bytes)."""
+    stderr together, as bytes). With `err` (an open file), stderr goes there instead,
+    so that its lines cannot land inside the output's."""
     start = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                         stderr=err if err is not None else subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, env=env)
     os.set_blocking(p.stdout.fileno(), False)
     chunks = []

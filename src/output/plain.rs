@@ -514,8 +514,11 @@ pub fn print_count<W: Write>(
 ) -> io::Result<crate::output::printer::SearchResult> {
     let started = std::time::Instant::now();
     let threads = crate::sys::cores();
-    let per = offsets.len().div_ceil(threads).max(1 << 12);
     let matches = cfg.stats || cfg.mode == OutputMode::CountMatches;
+    let per = offsets
+        .len()
+        .div_ceil(threads)
+        .max(least_per_thread(text.confirm || matches));
     let parts: Vec<Tally> = std::thread::scope(|s| {
         let hs: Vec<_> = offsets
             .chunks(per)
@@ -547,6 +550,16 @@ pub fn print_count<W: Write>(
     write_count(cfg, path, shown, &mut out);
     wtr.write_all(&out)?;
     Ok(count_result(cfg, started, text.data.len(), lines, found))
+}
+
+/// Candidate offsets a count thread takes at least. Finding an exact
+/// offset's line is cheap, and a thread pays for 4,096 of them; running
+/// the matcher on a line is not (a rule set of 200 regexes: about 8 µs a
+/// line), and 128 lines pay for a thread. With 4,096, a 256 MiB file of a
+/// tree with 6,400 candidate lines of a rule set was confirmed by two
+/// threads on 32 cores: 2.5 s of the device engine's 4.4 s over 121 files.
+fn least_per_thread(runs_matcher: bool) -> usize {
+    if runs_matcher { 128 } else { 4096 }
 }
 
 /// What a count search reports: whether a line matched and, with

@@ -84,6 +84,9 @@ pub fn search(cfg: &Config, plan: &Plan, engines: &[OpenClEngine]) -> anyhow::Re
     drop(src);
     let searched = walk_thread.join().unwrap_or(true);
     let report = device_report(engines, plan, &fin, &stages);
+    if !cfg.stats {
+        crate::sys::trace::lines(&report);
+    }
     let mut buf = fin.desk.bufwtr.buffer();
     finish(
         cfg,

@@ -386,6 +386,9 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             SearchResult::default()
         }
     };
+    if !cfg.stats {
+        crate::sys::trace::lines(&shared.report(plan, threads));
+    }
     if keeps_stats(cfg) {
         let stats = result.stats.clone().unwrap_or_default();
         let report = shared.report(plan, threads);

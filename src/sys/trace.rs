@@ -44,6 +44,18 @@ pub fn mark(what: &str) {
     }
 }
 
+/// Prints each of `lines` (what `--stats` would add, e.g. a device
+/// search's stages) when tracing is on, so a timed run can show where its
+/// time went without `--stats`, which changes the work (it counts every
+/// match).
+pub fn lines(lines: &[String]) {
+    if clock().on {
+        for l in lines {
+            eprintln!("gsearch trace: {l}");
+        }
+    }
+}
+
 /// Whether `GSEARCH_TRACE` is on (for callers with more to print).
 pub fn enabled() -> bool {
     clock().on
