@@ -16,7 +16,8 @@ FILE may be a directory (a tree): its size is the sum of its files'.
 ROWS=0,1 keeps those rows (0 words, 1 rules, 2 literal; default all).
 
 Usage: bench/scale-gpus.py FILE WORDS COUNTS   e.g. big.txt words-100000.txt 1,2,4
-Binaries: .carry/gsearch, .carry/rg."""
+Binaries: .carry/gsearch (GS overrides: e.g. an older build, for an A/B in one call),
+.carry/rg."""
 import os
 import re
 import sys
@@ -28,7 +29,8 @@ sys.dont_write_bytecode = True
 from proc import run_rss  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GS, RG = os.path.join(REPO, ".carry", "gsearch"), os.path.join(REPO, ".carry", "rg")
+GS = os.environ.get("GS", os.path.join(REPO, ".carry", "gsearch"))
+RG = os.path.join(REPO, ".carry", "rg")
 RUNS, WARMUP = int(os.environ.get("RUNS", "1")), os.environ.get("WARMUP", "1") == "1"
 PAUSE = float(os.environ.get("PAUSE", "1"))
 SHARE = re.compile(r"device (\d+) \([^)]*\): (\d+) batch\w* .*?\((\d+)%\), ([\d.]+) ms")

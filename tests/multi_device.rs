@@ -188,6 +188,29 @@ fn a_fault_on_one_device_loses_no_match() {
     }
 }
 
+/// A device whose start takes 3 s longer (`slowstart:1`) does not hold
+/// the other back: the search starts on the first device ready, the late
+/// one joins the queue when its start ends (here: after most or all of the
+/// batches went to the other), and the answer is the CPU's.
+#[test]
+fn a_device_that_starts_late_does_not_hold_the_other_back() {
+    if !two_devices() {
+        return;
+    }
+    let d = tree();
+    let env = two(&[("GSEARCH_FAULT", "slowstart:1")]);
+    let args = ["-n", "--sort", "path", "needle", "."];
+    let (cpu, _, _) = gsearch(&args, &[("GSEARCH_ENGINE", "cpu")], d.path());
+    let (dev, err, rc) = gsearch(&args, &env, d.path());
+    assert_eq!(rc, 0, "{err}");
+    assert!(cpu == dev, "{err}");
+    let (out, err, _) = gsearch(&["--stats", "-c", "needle", "."], &env, d.path());
+    let text = String::from_utf8_lossy(&out);
+    let batches = shares(&text);
+    assert_eq!(batches.len(), 2, "{err}{text}");
+    assert!(batches[1] * 4 < batches[0], "{text}");
+}
+
 #[test]
 fn auto_hybrid_with_two_devices_equals_cpu() {
     if !two_devices() {

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use std::sync::Arc;
@@ -157,77 +158,120 @@ impl Recipe {
     fn engines(
         self,
         infos: Vec<DeviceInfo>,
-        gpus: Vec<Started>,
+        gpus: Vec<Start>,
         opts: &EngineOptions,
-        t0: Instant,
     ) -> Vec<OpenClEngine> {
         let engines = infos.into_iter().zip(gpus).enumerate();
         engines
-            .map(|(i, (info, (gpu, mut init, failure)))| {
-                init.total = t0.elapsed();
-                let engine = OpenClEngine {
-                    patterns: self.patterns.clone(),
-                    fold: self.fold,
-                    max_len: self.max_len,
-                    dfa: self.dfa.clone(),
-                    cpu: Arc::clone(&self.cpu),
-                    kind: self.kind,
-                    info,
-                    opts: opts.for_device(i),
-                    init,
-                    state: State::new(gpu),
-                    failure: Mutex::new(None),
-                };
-                engine.started(failure)
+            .map(|(i, (info, start))| OpenClEngine {
+                patterns: self.patterns.clone(),
+                fold: self.fold,
+                max_len: self.max_len,
+                dfa: self.dfa.clone(),
+                cpu: Arc::clone(&self.cpu),
+                kind: self.kind,
+                info,
+                opts: opts.for_device(i),
+                state: State::new(start),
+                failure: Mutex::new(None),
             })
+            .map(OpenClEngine::settle_start)
             .collect()
     }
 }
 
+/// A device's start, going on its thread (see [`start_gpus`]; the
+/// engine's lock takes it when it is needed), or the reason that thread
+/// could not be started.
+enum Start {
+    Going(JoinHandle<Started>),
+    Failed(String),
+}
+
+impl Start {
+    /// What the start gave, waiting for it if need be.
+    fn finish(self) -> Started {
+        match self {
+            Start::Failed(e) => (None, InitStats::default(), Some(e)),
+            Start::Going(h) => h.join().unwrap_or_else(|_| {
+                let e = "the device's start-up failed".to_string();
+                (None, InitStats::default(), Some(e))
+            }),
+        }
+    }
+}
+
 /// Starts `start` on every device of `infos` side by side (each its own
-/// context and program), with that device's fault.
-fn start_gpus<F>(infos: &[DeviceInfo], opts: &EngineOptions, start: F) -> Vec<Started>
+/// context and program), with that device's fault, and returns when the
+/// first is ready: the search starts on it, and each other device joins
+/// the shared queue when its own start ends (`Start::Going`). Waiting for
+/// all held every device back: the NVIDIA driver creates contexts one at
+/// a time (two H200s: the second 126 ms after the first), so with 8 GPUs
+/// the first would have waited for the seven others.
+fn start_gpus<F>(infos: &[DeviceInfo], opts: &EngineOptions, t0: Instant, start: F) -> Vec<Start>
 where
-    F: Fn(&DeviceInfo, &GpuConfig<'_>) -> Result<Option<Gpu>, String> + Sync,
+    F: Fn(&DeviceInfo, &GpuConfig<'_>) -> Result<Option<Gpu>, String> + Send + Sync + 'static,
 {
-    std::thread::scope(|s| {
-        let handles: Vec<_> = infos
-            .iter()
-            .enumerate()
-            .map(|(i, info)| {
-                let start = &start;
-                s.spawn(move || {
-                    let cfg = GpuConfig {
-                        cache: &opts.cache,
-                        work_group: opts.work_group,
-                        iters: opts.iters,
-                        fault: Fault::for_device(opts.fault, i),
-                        dfa: None,
-                    };
-                    match start(info, &cfg) {
-                        Ok(g) => {
-                            let init = g.as_ref().map(|g| g.init).unwrap_or_default();
-                            (g, init, None)
-                        }
-                        Err(e) => (None, InitStats::default(), Some(e)),
-                    }
+    let start = Arc::new(start);
+    let (done, first) = std::sync::mpsc::channel::<()>();
+    let spawned: Vec<_> = infos
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            let (start, done, info, opts) =
+                (Arc::clone(&start), done.clone(), info.clone(), opts.clone());
+            std::thread::Builder::new()
+                .name("gsearch-device-start".into())
+                .spawn(move || {
+                    let started = start_one(&*start, &info, &opts, i, t0);
+                    let _ = done.send(());
+                    started
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    let e = "the device's start-up failed".to_string();
-                    (None, InitStats::default(), Some(e))
-                })
-            })
-            .collect()
-    })
+        })
+        .collect();
+    drop(done);
+    // Every sender gone (no thread started) also ends the wait.
+    let _ = first.recv();
+    spawned
+        .into_iter()
+        .map(|h| match h {
+            Ok(h) => Start::Going(h),
+            Err(e) => Start::Failed(format!("starting the device's thread: {e}")),
+        })
+        .collect()
+}
+
+/// One device's start (the `i`-th of the search), timed from `t0`.
+fn start_one<F>(start: &F, info: &DeviceInfo, opts: &EngineOptions, i: usize, t0: Instant) -> Started
+where
+    F: Fn(&DeviceInfo, &GpuConfig<'_>) -> Result<Option<Gpu>, String>,
+{
+    let cfg = GpuConfig {
+        cache: &opts.cache,
+        work_group: opts.work_group,
+        iters: opts.iters,
+        fault: Fault::for_device(opts.fault, i),
+        dfa: None,
+    };
+    if Fault::hits_any_batch(cfg.fault, super::fault::FaultKind::SlowStart) {
+        std::thread::sleep(std::time::Duration::from_secs(3));
+    }
+    match start(info, &cfg) {
+        Ok(g) => {
+            let mut init = g.as_ref().map(|g| g.init).unwrap_or_default();
+            init.total = t0.elapsed();
+            (g, init, None)
+        }
+        Err(e) => (None, InitStats::default(), Some(e)),
+    }
 }
 
 pub(crate) struct State {
     pub gpu: Option<Gpu>,
+    /// The device's start, while it goes on (see [`start_gpus`]).
+    start: Option<Start>,
+    /// Context/program set-up times (once the start ended).
+    pub init: InitStats,
     /// Host buffer for batches searched on the CPU when no slot exists.
     pub heap: Vec<u8>,
     /// Batches enqueued over the engine's life (fault injection counts them).
@@ -235,10 +279,12 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// The state of a new engine with `gpu` (none: CPU only).
-    fn new(gpu: Option<Gpu>) -> Mutex<State> {
+    /// The state of a new engine whose device is starting (or started).
+    fn new(start: Start) -> Mutex<State> {
         Mutex::new(State {
-            gpu,
+            gpu: None,
+            start: Some(start),
+            init: InitStats::default(),
             heap: Vec::new(),
             batch_no: 0,
         })
@@ -258,7 +304,6 @@ pub struct OpenClEngine {
     kind: KernelKind,
     info: DeviceInfo,
     pub(crate) opts: EngineOptions,
-    init: InitStats,
     pub(crate) state: Mutex<State>,
     failure: Mutex<Option<String>>,
 }
@@ -341,18 +386,16 @@ impl OpenClEngine {
         let t0 = Instant::now();
         let patterns = non_empty(set);
         crate::sys::trace::mark("device selected");
-        if Fault::hits_any_batch(opts.fault, super::fault::FaultKind::SlowStart) {
-            std::thread::sleep(std::time::Duration::from_secs(3));
-        }
         // The CPU fallback (for a big set, a hashed finder that takes a
         // while to sort) is built beside the devices' contexts and programs.
+        let (pats, fold) = (Arc::new(patterns.clone()), set.fold_ascii);
         let (cpu, gpus) = std::thread::scope(|s| {
             let cpu = s.spawn(|| CpuLiteralEngine::fallback(set));
-            let gpus = start_gpus(&infos, &opts, |info, cfg| {
-                if patterns.is_empty() {
+            let gpus = start_gpus(&infos, &opts, t0, move |info, cfg| {
+                if pats.is_empty() {
                     return Ok(None);
                 }
-                Gpu::new(info, kind, &patterns, set.fold_ascii, cfg).map(Some)
+                Gpu::new(info, kind, &pats, fold, cfg).map(Some)
             });
             let cpu = cpu.join().unwrap_or_else(|_| {
                 Err(EngineError::Unsupported("the CPU fallback failed".into()))
@@ -363,12 +406,12 @@ impl OpenClEngine {
         let recipe = Recipe {
             max_len: patterns.iter().map(Vec::len).max().unwrap_or(0),
             patterns,
-            fold: set.fold_ascii,
+            fold,
             dfa: None,
             cpu: Arc::new(cpu?),
             kind,
         };
-        Ok(recipe.engines(infos, gpus, &opts, t0))
+        Ok(recipe.engines(infos, gpus, &opts))
     }
 
     /// The DFA engine for regex patterns (`dfa.cl`): the patterns'
@@ -424,9 +467,10 @@ impl OpenClEngine {
         }
         crate::sys::trace::mark("DFA tables built");
         let set = Arc::new(set);
-        let gpus = start_gpus(&infos, &opts, |info, cfg| {
+        let tables = Arc::clone(&set);
+        let gpus = start_gpus(&infos, &opts, t0, move |info, cfg| {
             let cfg = GpuConfig {
-                dfa: Some(&set),
+                dfa: Some(&tables),
                 ..*cfg
             };
             Gpu::new(info, KernelKind::Dfa, &[], false, &cfg).map(Some)
@@ -439,7 +483,7 @@ impl OpenClEngine {
             dfa: Some(set),
             kind: KernelKind::Dfa,
         };
-        Ok(recipe.engines(infos, gpus, &opts, t0))
+        Ok(recipe.engines(infos, gpus, &opts))
     }
 
     /// The DFA groups, for a DFA engine.
@@ -471,9 +515,9 @@ impl OpenClEngine {
     }
 
     /// Context/program set-up times and whether the program came from the
-    /// cache.
+    /// cache (waits for the device's start).
     pub fn init_stats(&self) -> InitStats {
-        self.init
+        self.lock().init
     }
 
     pub fn options(&self) -> &EngineOptions {
@@ -512,15 +556,35 @@ impl OpenClEngine {
         self.device_failure().is_some()
     }
 
+    /// The engine's state, its device's start ended (waited for if it
+    /// still goes on: a device that joins a search late waits here, in its
+    /// own stream).
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(start) = st.start.take() {
+            let (gpu, init, failure) = start.finish();
+            (st.gpu, st.init) = (gpu, init);
+            // A device failure met while starting: the engine then runs on
+            // the CPU.
+            if let Some(e) = failure {
+                self.record_failure(e);
+            }
+        }
+        st
     }
 
-    /// The engine as it starts: a device failure met while starting
-    /// (`failure`) is recorded, and the engine then runs on the CPU.
-    fn started(self, failure: Option<String>) -> OpenClEngine {
-        if let Some(e) = failure {
-            self.record_failure(e);
+    /// A new engine: its start taken at once when it already ended, so
+    /// that a device that failed to start is known as failed.
+    fn settle_start(self) -> OpenClEngine {
+        let ended = {
+            let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            match &st.start {
+                Some(Start::Going(h)) => h.is_finished(),
+                _ => true,
+            }
+        };
+        if ended {
+            drop(self.lock());
         }
         self
     }

@@ -10,8 +10,10 @@
 //! - `enqueue`: enqueueing batch N's kernel fails
 //! - `lost`: reading batch N's results back fails (device lost), while
 //!   later batches are already in flight
-//! - `slowstart`: starting the engine takes 3 s longer (a slow driver), so
-//!   tests can see that `auto` does not wait for a device it never used
+//! - `slowstart`: starting the device takes 3 s longer (a slow driver), so
+//!   tests can see that `auto` does not wait for a device it never used,
+//!   and (`slowstart:1`) that a search on several devices starts on the
+//!   first one ready
 
 /// Where to fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

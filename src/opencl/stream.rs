@@ -97,7 +97,7 @@ impl OpenClEngine {
     ) -> StageStats {
         let t_wall = Instant::now();
         let mut st = self.lock();
-        let init = self.init_stats();
+        let init = st.init;
         let mut stats = StageStats {
             init_context: init.context,
             init_build: init.build,
@@ -141,9 +141,6 @@ impl OpenClEngine {
         stats.device_failure = self.device_failure();
         stats.wall = t_wall.elapsed();
         crate::sys::trace::mark("stream done");
-        if crate::sys::trace::enabled() {
-            eprint!("{}", stats.summary());
-        }
         stats
     }
 
