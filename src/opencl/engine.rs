@@ -242,7 +242,13 @@ where
 }
 
 /// One device's start (the `i`-th of the search), timed from `t0`.
-fn start_one<F>(start: &F, info: &DeviceInfo, opts: &EngineOptions, i: usize, t0: Instant) -> Started
+fn start_one<F>(
+    start: &F,
+    info: &DeviceInfo,
+    opts: &EngineOptions,
+    i: usize,
+    t0: Instant,
+) -> Started
 where
     F: Fn(&DeviceInfo, &GpuConfig<'_>) -> Result<Option<Gpu>, String>,
 {
