@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """The device pipeline's stages on one big page-cached file (issue 20, item 1): for each
 search and each setting (environment variables of the pipeline: batch size, staging
-slots, fill threads), gsearch --engine opencl --stats is run RUNS times (after one
-warm-up) and the median wall time, GB/s, peak RSS and the --stats stage times of the
-median run are printed as a markdown table; the CPU engine, auto and rg run beside it.
+slots, fill threads, GSEARCH_OPENCL_DEVICE), gsearch --engine opencl is run RUNS
+times (after one warm-up, each run after a 1 s pause: see scale-gpus.py) and the
+median wall time, GB/s, peak RSS and the stage times of the median run (from
+GSEARCH_TRACE=1, which prints what --stats would without changing the work) are
+printed as a markdown table; the CPU engine, auto and rg run beside it. WORDS_BIG
+(e.g. words-100000.txt) adds a third search; SKIP_RG=1 leaves ripgrep out (24 s a
+run for 1,000 words on 8.68 GB).
 
 Usage: bench/device-pipeline.py FILE WORDS [SETTINGS ...]
   FILE     the big file (scripts/setup-corpus --site-packages: big.txt)
@@ -40,7 +44,8 @@ CHUNKS = re.compile(r"chunks: (\d+) on the CPU \(\d+ threads?\), (\d+) on the de
 
 def run(argv, env_extra):
     """(seconds, peak RSS MiB, stdout, stderr) of one run (the RSS from wait4)."""
-    env = dict(os.environ, **env_extra)
+    env = dict(os.environ, GSEARCH_TRACE="1", **env_extra)
+    time.sleep(1)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
@@ -70,16 +75,21 @@ def main():
     size = os.path.getsize(path)
     searches = [("-c literal", ["-c", "PyErr_SetString", path]),
                 ("-c 1,000 words", ["-c", "-F", "-f", words, path])]
+    if os.environ.get("WORDS_BIG"):
+        searches.append(("-c 100,000 words", ["-c", "-F", "-f", os.environ["WORDS_BIG"], path]))
     print(f"file {path}: {size / 1e9:.2f} GB, page-cached; median of {RUNS} runs\n")
     print("| search | engine | setting | s | GB/s | RSS MiB | init ms | stream ms | stream GB/s "
           "| batches (CPU) | fill | h2d | kernel | d2h | wait | count |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|")
     for label, args in searches:
         want = None
-        for engine, setting in ([("rg", ""), ("cpu", ""), ("auto", "")]
+        tools = [("cpu", ""), ("auto", "")]
+        if os.environ.get("SKIP_RG") != "1":
+            tools.insert(0, ("rg", ""))
+        for engine, setting in (tools
                                 + [("opencl", s) for s in settings]):
             argv = ([RG] + args) if engine == "rg" else (
-                [GS, "--engine", engine, "--stats"] + args)
+                [GS, "--engine", engine] + args)
             secs, rss, out, err = timed(argv, parse_env(setting))
             count = out.split("\n", 1)[0].strip()
             want = want or count

@@ -81,21 +81,22 @@ fn try_main() -> anyhow::Result<u8> {
         let plan = pending.finish()?;
         gsearch::search::hybrid::search(&cfg, &plan, &path)?
     } else {
-        let engine = choose::engines(&cfg, pending.literals());
-        gsearch::sys::trace::mark("engine chosen");
+        let opening = choose::open(&cfg, pending.literals());
+        gsearch::sys::trace::mark("engine chosen (or left to the cost model)");
         // A bad pattern is reported before a missing device, as before.
         let plan = pending.finish()?;
         gsearch::sys::trace::mark("plan finished");
-        match engine? {
+        let (engine, notes) = opening.settle(&cfg, &plan)?;
+        match engine {
             Some(engine) => {
-                let matched = gsearch::search::device::search(&cfg, &plan, &engine)?;
+                let matched = gsearch::search::device::search(&cfg, &plan, &engine, &notes)?;
                 // Its buffers, queues and context go with the process (see
                 // `end_leaving_driver_teardown`): releasing them one by one
                 // first would only add to the wait.
                 std::mem::forget(engine);
                 matched
             }
-            None => cpu::search_cpu(&cfg, &plan)?,
+            None => cpu::search_cpu_noted(&cfg, &plan, &notes)?,
         }
     };
     gsearch::sys::trace::mark("search done");

@@ -136,6 +136,40 @@ fn auto_leaves_the_device_off_when_the_cpu_finishes_first() {
     }
 }
 
+/// A big literal set (which the device searches alone, not with the
+/// hybrid): with the device's usual start-up the CPU's measured pace wins
+/// on a file it finishes in milliseconds, and `--stats` says why; with a
+/// start-up of 0 the device searches. Same answers either way.
+#[test]
+fn auto_weighs_a_big_literal_set_on_the_cpu_pace() {
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let words = dir.path().join("words.txt");
+    let mut list: Vec<String> = (0..150).map(|i| format!("zz{i:03}qq")).collect();
+    list.extend(["needle", "gamma"].map(String::from));
+    std::fs::write(&words, list.join("\n")).unwrap();
+    let words = words.to_str().unwrap();
+    for (startup, engine) in [("400", "engine: cpu"), ("0", "engine: opencl")] {
+        let auto = auto_env(&[("GSEARCH_DEVICE_STARTUP_MS", startup)]);
+        same_as_cpu(
+            &[&["-c", "-F", "-f", words], &["-n", "-F", "-f", words]],
+            path,
+            &auto,
+        );
+        let (out, code) = run(&["--stats", "-c", "-F", "-f", words], path, &auto);
+        assert_eq!(code, 0);
+        let text = String::from_utf8_lossy(&out);
+        if !common::have_device() {
+            continue;
+        }
+        assert!(text.contains(engine), "{startup}: {text}");
+        if startup != "0" {
+            assert!(text.contains("device: not used (the CPU's pace"), "{text}");
+        }
+    }
+}
+
 /// Searches that stop at a file's first matching lines (`-l`, `-q`, `-m`)
 /// stay on the CPU under `auto`, which stops reading where ripgrep does.
 #[test]

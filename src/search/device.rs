@@ -61,8 +61,14 @@ struct BigOffsets {
 }
 
 /// Searches everything through `engines` (one per device, all taking
-/// batches from one [`Source`]); returns whether anything matched.
-pub fn search(cfg: &Config, plan: &Plan, engines: &[OpenClEngine]) -> anyhow::Result<bool> {
+/// batches from one [`Source`]), with `notes` (why `auto` chose the
+/// device) added to what `--stats` says; returns whether anything matched.
+pub fn search(
+    cfg: &Config,
+    plan: &Plan,
+    engines: &[OpenClEngine],
+    notes: &[String],
+) -> anyhow::Result<bool> {
     let started = Instant::now();
     let Some(engine) = engines.first() else {
         anyhow::bail!("no OpenCL engine to search with");
@@ -83,7 +89,8 @@ pub fn search(cfg: &Config, plan: &Plan, engines: &[OpenClEngine]) -> anyhow::Re
     });
     drop(src);
     let searched = walk_thread.join().unwrap_or(true);
-    let report = device_report(engines, plan, &fin, &stages);
+    let mut report = device_report(engines, plan, &fin, &stages);
+    report.extend_from_slice(notes);
     if !cfg.stats {
         crate::sys::trace::lines(&report);
     }

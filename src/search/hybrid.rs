@@ -32,6 +32,7 @@ use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::stats::keeps_stats;
 use crate::output::writer::stdout;
 use crate::pipeline::readahead::ReadAhead;
+use crate::search::cost;
 use crate::sys::guard::GuardedMap;
 
 /// Bytes per chunk: what one CPU thread searches between two claims, and
@@ -73,7 +74,7 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
 /// [`device_detached`]).
 struct Shared {
     size: usize,
-    /// Bytes a second all CPU workers search, as [`cpu_pace`] measured
+    /// Bytes a second all CPU workers search, as [`cost::cpu_pace`] measured
     /// (`f64` bits; 0 until measured: a regex's device starts beside the
     /// measurement).
     cpu_rate: AtomicU64,
@@ -254,63 +255,6 @@ impl Shared {
     }
 }
 
-/// The device's start-up (loading the driver, context, program from the
-/// cache, staging buffers) until it takes its first chunk: 0.2-0.6 s on the
-/// H100/H200 machine (bench/results/2026-11-26-h200-device-pipeline.md).
-/// `GSEARCH_DEVICE_STARTUP_MS` overrides it (tests: 0 starts the device at
-/// once, whatever the CPU's pace).
-fn device_startup() -> std::time::Duration {
-    let ms = std::env::var("GSEARCH_DEVICE_STARTUP_MS")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(400);
-    std::time::Duration::from_millis(ms)
-}
-
-/// Bytes of the file's start on which the cost model times the CPU.
-const PROBE_BYTES: usize = 1 << 20;
-
-/// The CPU's pace on this search, measured: seconds per byte for one core
-/// running the plan's line matcher over a copy of the file's first MiB
-/// (whole lines; copied first, so a file not yet in the page cache times
-/// the matcher, not the disk). About 0.2 ms for a literal, 5 ms for a rule
-/// set of 15 regexes.
-fn cpu_pace(data: &[u8], plan: &Plan) -> f64 {
-    let n = data.len().min(PROBE_BYTES);
-    let end = memchr::memrchr(b'\n', &data[..n]).map_or(n, |k| k + 1);
-    let sample = data[..end].to_vec();
-    let t = Instant::now();
-    let hits = crate::pipeline::lines::matching_line_starts(&sample, &plan.line_matcher());
-    std::hint::black_box(hits);
-    t.elapsed().as_secs_f64() / sample.len().max(1) as f64
-}
-
-/// The cost model of `auto` on one big file: whether starting the device
-/// can pay. The CPU's time for the whole file on `threads` cores is
-/// projected from its measured pace ([`cpu_pace`]); the device is started
-/// only if that is more than twice its start-up: otherwise the CPU is done
-/// before the device could take a share worth the cores its start-up and
-/// its staging copies take (on the H200 machine, `-c` of one literal over
-/// 8.7 GB: CPU 0.21 s alone, 0.25 s with the device starting beside it).
-/// Measuring on a sample rather than on the first chunks lets a device
-/// that pays start at once (a rule set's first chunks take the CPU 0.2 s).
-/// `Err` says why not.
-fn device_pays(size: usize, pace: f64, threads: usize) -> Result<(), String> {
-    let startup = device_startup();
-    if startup.is_zero() {
-        return Ok(());
-    }
-    let projected = std::time::Duration::from_secs_f64(size as f64 * pace / threads as f64);
-    if projected > 2 * startup {
-        return Ok(());
-    }
-    Err(format!(
-        "the CPU's pace leaves {:.0} ms of work, less than twice the device's {:.0} ms start-up",
-        projected.as_secs_f64() * 1e3,
-        startup.as_secs_f64() * 1e3
-    ))
-}
-
 /// Set when a search returned while its device thread was still starting
 /// OpenCL: the process should then end with [`std::process::exit`]'s
 /// low-level cousin (`_exit`) once its output is flushed, rather than wait
@@ -320,6 +264,11 @@ static DETACHED: AtomicBool = AtomicBool::new(false);
 /// Whether a device thread was left running (see [`DETACHED`]).
 pub fn device_detached() -> bool {
     DETACHED.load(Ordering::Acquire)
+}
+
+/// Says that a device's start was left running (see [`DETACHED`]).
+pub fn detach() {
+    DETACHED.store(true, Ordering::Release);
 }
 
 /// Searches the single file of `cfg` with the CPU and, once ready, the
@@ -345,9 +294,9 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             .take()
             .and_then(|w| spawn_device(cfg, w, &file, &shared));
     }
-    let pace = cpu_pace(&map, plan);
+    let pace = cost::cpu_pace(&map, plan);
     shared.set_cpu_rate(threads as f64 / pace.max(1e-12));
-    if let Err(why) = device_pays(map.len(), pace, threads) {
+    if let Err(why) = cost::device_pays(map.len(), pace, threads) {
         // The CPU engine alone, as `--engine cpu` runs it.
         if device.is_some() {
             shared.cancelled.store(true, Ordering::Release);
@@ -461,7 +410,7 @@ fn wait_for_device(shared: &Shared, device: Option<&std::thread::JoinHandle<()>>
         return false;
     };
     let t0 = Instant::now();
-    let limit = 2 * device_startup();
+    let limit = 2 * cost::device_startup();
     let paced =
         || shared.device_ready.get().is_some() && shared.device_chunks.load(Ordering::Relaxed) >= 2;
     while !paced() && !handle.is_finished() && t0.elapsed() < limit {
@@ -623,7 +572,7 @@ fn print_lines<W: WriteColor>(
     printer.search(&mut srch, m, path, Input::Slice(data))
 }
 
-/// The devices' side (started when [`device_pays`] says it can pay): start
+/// The devices' side (started when [`cost::device_pays`] says it can pay): start
 /// OpenCL on every device `--opencl-device` lists (`auto`: every GPU and
 /// accelerator), then each device takes chunks from the shared counter on its own
 /// thread until none are left.

@@ -6,6 +6,7 @@
 pub mod bigfile;
 pub mod choose;
 pub mod converted;
+pub mod cost;
 pub mod cpu;
 pub mod device;
 pub mod haystack;

@@ -1,0 +1,113 @@
+//! `auto`'s cost model: the CPU's pace measured on the file's first MiB,
+//! set against the device's start-up and (for big literal sets, which the
+//! device searches alone) its pace. Used by the hybrid ([`super::hybrid`])
+//! and by the choice of engines ([`super::choose`]).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+use crate::matcher::plan::Plan;
+
+/// The device's start-up (loading the driver, context, program from the
+/// cache, staging buffers) until it takes its first chunk: 0.2-0.6 s on the
+/// H100/H200 machine (bench/results/2026-11-26-h200-device-pipeline.md).
+/// `GSEARCH_DEVICE_STARTUP_MS` overrides it (tests: 0 starts the device at
+/// once, whatever the CPU's pace).
+pub fn device_startup() -> std::time::Duration {
+    let ms = std::env::var("GSEARCH_DEVICE_STARTUP_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(400);
+    std::time::Duration::from_millis(ms)
+}
+
+/// Bytes of the file's start on which the cost model times the CPU.
+const PROBE_BYTES: usize = 1 << 20;
+
+/// The CPU's pace on this search, measured: seconds per byte for one core
+/// running the plan's line matcher over a copy of the file's first MiB
+/// (whole lines; copied first, so a file not yet in the page cache times
+/// the matcher, not the disk). About 0.2 ms for a literal, 5 ms for a rule
+/// set of 15 regexes.
+pub fn cpu_pace(data: &[u8], plan: &Plan) -> f64 {
+    let n = data.len().min(PROBE_BYTES);
+    let end = memchr::memrchr(b'\n', &data[..n]).map_or(n, |k| k + 1);
+    let sample = data[..end].to_vec();
+    let t = Instant::now();
+    let hits = crate::pipeline::lines::matching_line_starts(&sample, &plan.line_matcher());
+    std::hint::black_box(hits);
+    t.elapsed().as_secs_f64() / sample.len().max(1) as f64
+}
+
+/// The cost model of `auto` on one big file: whether starting the device
+/// can pay. The CPU's time for the whole file on `threads` cores is
+/// projected from its measured pace ([`cpu_pace`]); the device is started
+/// only if that is more than twice its start-up: otherwise the CPU is done
+/// before the device could take a share worth the cores its start-up and
+/// its staging copies take (on the H200 machine, `-c` of one literal over
+/// 8.7 GB: CPU 0.21 s alone, 0.25 s with the device starting beside it).
+/// Measuring on a sample rather than on the first chunks lets a device
+/// that pays start at once (a rule set's first chunks take the CPU 0.2 s).
+/// `Err` says why not.
+pub fn device_pays(size: usize, pace: f64, threads: usize) -> Result<(), String> {
+    let startup = device_startup();
+    if startup.is_zero() {
+        return Ok(());
+    }
+    let projected = std::time::Duration::from_secs_f64(size as f64 * pace / threads as f64);
+    if projected > 2 * startup {
+        return Ok(());
+    }
+    Err(format!(
+        "the CPU's pace leaves {:.0} ms of work, less than twice the device's {:.0} ms start-up",
+        projected.as_secs_f64() * 1e3,
+        startup.as_secs_f64() * 1e3
+    ))
+}
+
+/// The device engine's pace on a big literal set over page-cached text,
+/// start-up aside: its stream is bound by the host's copy into pinned
+/// staging, 23-28 GB/s on one H100 or H200 (1,000 and 100,000 words over
+/// 8.68 GB: bench/results/2026-11-26-h200x2-scale-traced.md); taken lower,
+/// as a run's ends are slower than its middle.
+const DEVICE_LITERAL_RATE: f64 = 20e9;
+
+/// Whether the device engine would search `size` bytes of big literal set
+/// sooner than the CPU engine on `threads` threads, whose pace is measured
+/// on the first MiB of `path` (twice: the difference is what the CPU pays
+/// once, such as waiting for the plan's regex): the device's time is its
+/// start-up plus the bytes at [`DEVICE_LITERAL_RATE`]. With 1,000 words over 8.68 GB, 32
+/// cores took 0.27 s and the device 0.70-0.85 s; with 100,000 words, 1.93 s
+/// and 0.97-1.07 s (two H200s, 32 cores). Says why, either way.
+pub fn device_beats_cpu(
+    path: &Path,
+    size: u64,
+    plan: &Plan,
+    threads: usize,
+) -> Result<String, String> {
+    if device_startup().is_zero() {
+        return Ok("a start-up of 0 assumed".into());
+    }
+    let mut sample = Vec::with_capacity(PROBE_BYTES);
+    File::open(path)
+        .and_then(|f| f.take(PROBE_BYTES as u64).read_to_end(&mut sample))
+        .map_err(|e| format!("the file's start could not be read: {e}"))?;
+    // The first pass pays what is paid once (a regex compiled on its own
+    // thread and waited for, lazy automata, first touches); the second
+    // times the bytes.
+    let first = cpu_pace(&sample, plan);
+    let pace = cpu_pace(&sample, plan);
+    let once = (first - pace).max(0.0) * sample.len() as f64;
+    let cpu = once + size as f64 * pace / threads.max(1) as f64;
+    let device = device_startup().as_secs_f64() + size as f64 / DEVICE_LITERAL_RATE;
+    let why = format!(
+        "the CPU's pace leaves {:.0} ms of work on {threads} threads ({:.0} ms of it paid \
+         once); the device would take about {:.0} ms with its start-up",
+        cpu * 1e3,
+        once * 1e3,
+        device * 1e3
+    );
+    if cpu > device { Ok(why) } else { Err(why) }
+}
