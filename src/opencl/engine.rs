@@ -284,6 +284,17 @@ pub(crate) struct State {
     pub batch_no: u64,
 }
 
+/// An engine dropped before its device's start ended waits for it, so
+/// that no thread is left inside the driver (`main` forgets its engines
+/// instead: the process ends without their teardown).
+impl Drop for State {
+    fn drop(&mut self) {
+        if let Some(start) = self.start.take() {
+            drop(start.finish());
+        }
+    }
+}
+
 impl State {
     /// The state of a new engine whose device is starting (or started).
     fn new(start: Start) -> Mutex<State> {
