@@ -111,10 +111,15 @@ impl Opening {
         let threads = crate::sys::cores();
         let size = explicit_bytes(&cfg.paths).unwrap_or(0);
         match crate::search::cost::device_beats_cpu(&cfg.paths[0], size, plan, threads) {
-            Ok(why) => Ok((
-                engines(cfg, plan.literals.as_ref())?,
-                vec![format!("device: used ({why})")],
-            )),
+            Ok(why) => {
+                let opened = engines(cfg, plan.literals.as_ref())?;
+                // No device to open after all: the CPU, with nothing to say.
+                let notes = match opened {
+                    Some(_) => vec![format!("device: used ({why})")],
+                    None => Vec::new(),
+                };
+                Ok((opened, notes))
+            }
             Err(why) => Ok((None, vec![format!("device: not used ({why})")])),
         }
     }

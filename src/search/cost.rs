@@ -78,9 +78,10 @@ const DEVICE_LITERAL_RATE: f64 = 20e9;
 /// sooner than the CPU engine on `threads` threads, whose pace is measured
 /// on the first MiB of `path` (twice: the difference is what the CPU pays
 /// once, such as waiting for the plan's regex): the device's time is its
-/// start-up plus the bytes at [`DEVICE_LITERAL_RATE`]. With 1,000 words over 8.68 GB, 32
-/// cores took 0.27 s and the device 0.70-0.85 s; with 100,000 words, 1.93 s
-/// and 0.97-1.07 s (two H200s, 32 cores). Says why, either way.
+/// start-up plus the bytes at [`DEVICE_LITERAL_RATE`]. Over 8.68 GB on two
+/// H200s and 32 cores, 1,000 words took the CPU 0.28 s and the devices
+/// 0.71 s (estimated: 0.23 and 0.83 s); 100,000 words 2.39 s and 1.03 s
+/// (estimated: 2.04 and 0.83 s). Says why, either way.
 pub fn device_beats_cpu(
     path: &Path,
     size: u64,

@@ -266,11 +266,6 @@ pub fn device_detached() -> bool {
     DETACHED.load(Ordering::Acquire)
 }
 
-/// Says that a device's start was left running (see [`DETACHED`]).
-pub fn detach() {
-    DETACHED.store(true, Ordering::Release);
-}
-
 /// Searches the single file of `cfg` with the CPU and, once ready, the
 /// device. Returns whether anything matched.
 pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Result<bool> {
