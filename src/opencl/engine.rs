@@ -590,6 +590,12 @@ impl OpenClEngine {
         st
     }
 
+    /// Whether the device's start still goes on (see [`start_gpus`]).
+    pub(crate) fn is_starting(&self) -> bool {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        matches!(&st.start, Some(Start::Going(h)) if !h.is_finished())
+    }
+
     /// A new engine: its start taken at once when it already ended, so
     /// that a device that failed to start is known as failed.
     fn settle_start(self) -> OpenClEngine {

@@ -44,6 +44,9 @@ struct Queue<'s, S> {
     src: Mutex<(&'s mut S, u64)>,
     /// Devices not yet seen to fail (see [`Feed::leaves`]).
     sound: AtomicUsize,
+    /// The source gave out its last batch: a device still starting then
+    /// has nothing to join (see [`joins`]).
+    drained: AtomicBool,
 }
 
 /// One device's view of the queue.
@@ -85,6 +88,9 @@ impl<S: SplitSource + Send> BatchSource for Feed<'_, '_, S> {
         let (seq, (lines, count)) = (q.1, claim.as_ref().map_or((false, false), |c| q.0.modes(c)));
         q.1 += u64::from(claim.is_some());
         drop(q);
+        if claim.is_none() {
+            self.queue.drained.store(true, Ordering::Release);
+        }
         self.stats.lock_wait += locked;
         self.stats.claim += t.elapsed();
         let (n, tag) = S::read(claim?, buf);
@@ -244,6 +250,7 @@ impl OpenClEngine {
         let queue = Queue {
             src: Mutex::new((src, 0)),
             sound: AtomicUsize::new(engines.len()),
+            drained: AtomicBool::new(false),
         };
         let reorder = Reorder::new(move |r| commit(r, &[]));
         std::thread::scope(|s| {
@@ -273,6 +280,9 @@ where
     P: SplitSink<S::Tag>,
     C: FnMut(P::Ready) -> bool,
 {
+    if !joins(engine, queue, &reorder.stopped) {
+        return StageStats::default();
+    }
     let mut feed = Feed {
         queue,
         engine,
@@ -299,6 +309,21 @@ where
     shared.lock_wait = feed.stats.lock_wait;
     stages.shared = Some(shared);
     stages
+}
+
+/// Waits while `engine`'s device is starting; false when the queue ran
+/// dry (or the search stopped) first: the device then takes no batch, and
+/// its start is left to end with the process (`main` forgets its engines
+/// and leaves the driver's teardown to a child) instead of holding up the
+/// end of a search the other devices finished.
+fn joins<S>(engine: &OpenClEngine, queue: &Queue<'_, S>, stopped: &AtomicBool) -> bool {
+    while engine.is_starting() {
+        if queue.drained.load(Ordering::Acquire) || stopped.load(Ordering::Acquire) {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    true
 }
 
 #[cfg(test)]
