@@ -276,11 +276,9 @@ impl RuleSet {
                 }
             }
         }
-        // Per unit, ascending, its last occurrence.
-        last.sort_unstable();
-        last.reverse();
+        // Per unit, ascending, its last occurrence (first after this sort).
+        last.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         last.dedup_by_key(|(u, _)| *u);
-        last.reverse();
         memo.line = Some((ls, le));
         memo.units = last;
         (ls, le)

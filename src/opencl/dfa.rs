@@ -315,8 +315,8 @@ pub unsafe fn launch(
         unsafe {
             set_args(kernel, 0, &head)?;
             set_args(kernel, 3, &shared)?;
-            let dims = ([global, a.full as usize], [wg, 1]);
-            first = Some(enqueue_2d(q, kernel, dims.0, dims.1, wait)?);
+            let full = a.full as usize;
+            first = Some(enqueue_2d(q, kernel, [global, full], [wg, 1], wait)?);
         }
     }
     let Some(near) = &a.near else {
@@ -326,8 +326,8 @@ pub unsafe fn launch(
         return Err(ClError(CL_INVALID_VALUE));
     };
     let zero = reset(q, &sc.count)?;
-    let found = (&sc.as_out(), wait);
-    super::many::launch(q, many_k, &near.many, (wg, 4), (text, n), found.0, found.1)?;
+    let hits = sc.as_out();
+    super::many::launch(q, many_k, &near.many, (wg, 4), (text, n), &hits, wait)?;
     let head = [
         Arg::from(text),
         Arg::U32(n),

@@ -145,7 +145,7 @@ type Started = (Option<Gpu>, InitStats, Option<String>);
 
 /// What the engines of one search share; each device adds its own.
 struct Recipe {
-    patterns: Vec<Vec<u8>>,
+    patterns: Arc<Vec<Vec<u8>>>,
     fold: bool,
     max_len: usize,
     dfa: Option<Arc<DfaSet>>,
@@ -164,7 +164,7 @@ impl Recipe {
         let engines = infos.into_iter().zip(gpus).enumerate();
         engines
             .map(|(i, (info, start))| OpenClEngine {
-                patterns: self.patterns.clone(),
+                patterns: Arc::clone(&self.patterns),
                 fold: self.fold,
                 max_len: self.max_len,
                 dfa: self.dfa.clone(),
@@ -311,7 +311,9 @@ impl State {
 /// The OpenCL literal engine. `Send + Sync`; device work is serialised by an
 /// internal lock (one `stream`/`search` at a time per engine).
 pub struct OpenClEngine {
-    pub(crate) patterns: Vec<Vec<u8>>,
+    /// The literals, shared by the engines of one search and the threads
+    /// that start their devices.
+    pub(crate) patterns: Arc<Vec<Vec<u8>>>,
     pub(crate) fold: bool,
     pub(crate) max_len: usize,
     /// The DFA groups of a regex set (kernel `dfa`; `patterns` is empty).
@@ -401,11 +403,11 @@ impl OpenClEngine {
         opts: EngineOptions,
     ) -> Result<Vec<OpenClEngine>, EngineError> {
         let t0 = Instant::now();
-        let patterns = non_empty(set);
+        let patterns = Arc::new(non_empty(set));
         crate::sys::trace::mark("device selected");
         // The CPU fallback (for a big set, a hashed finder that takes a
         // while to sort) is built beside the devices' contexts and programs.
-        let (pats, fold) = (Arc::new(patterns.clone()), set.fold_ascii);
+        let (pats, fold) = (Arc::clone(&patterns), set.fold_ascii);
         let (cpu, gpus) = std::thread::scope(|s| {
             let cpu = s.spawn(|| CpuLiteralEngine::fallback(set));
             let gpus = start_gpus(&infos, &opts, t0, move |info, cfg| {
@@ -493,7 +495,7 @@ impl OpenClEngine {
             Gpu::new(info, KernelKind::Dfa, &[], false, &cfg).map(Some)
         });
         let recipe = Recipe {
-            patterns: Vec::new(),
+            patterns: Arc::default(),
             fold: false,
             max_len: 1,
             cpu: Arc::new(CpuLiteralEngine::dfa_lines(Arc::clone(&set))),
@@ -599,14 +601,7 @@ impl OpenClEngine {
     /// A new engine: its start taken at once when it already ended, so
     /// that a device that failed to start is known as failed.
     fn settle_start(self) -> OpenClEngine {
-        let ended = {
-            let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            match &st.start {
-                Some(Start::Going(h)) => h.is_finished(),
-                _ => true,
-            }
-        };
-        if ended {
+        if !self.is_starting() {
             drop(self.lock());
         }
         self
