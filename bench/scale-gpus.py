@@ -13,7 +13,10 @@ by its line count), -c -f a rule set (RULES, default bench/rules/rules-200.txt),
 of one literal (auto).
 FILE may be a directory (a tree): its size is the sum of its files'.
 
-ROWS=0,1 keeps those rows (0 words, 1 rules, 2 literal; default all).
+ROWS=0,1 keeps those rows (0 words, 1 rules, 2 literal; default all). SKIP_RG=1 leaves
+ripgrep out. VISIBLE=1 runs each count N with CUDA_VISIBLE_DEVICES=0,..,N-1 (the NVIDIA
+driver then starts N GPUs, not every GPU of the host: about 0.21 s each on the 4-GPU
+H200 host).
 
 Usage: bench/scale-gpus.py FILE WORDS COUNTS   e.g. big.txt words-100000.txt 1,2,4
 Binaries: .carry/gsearch (GS overrides: e.g. an older build, for an A/B in one call),
@@ -37,13 +40,14 @@ SHARE = re.compile(r"device (\d+) \([^)]*\): (\d+) batch\w* .*?\((\d+)%\), ([\d.
 TRACE = "gsearch trace: "
 
 
-def run(argv):
+def run(argv, env=None):
     """(seconds, peak RSS MiB, stdout as text, the trace lines without their prefix),
     after PAUSE seconds: the run before may still be tearing down its OpenCL driver (in
     a child, after its output), and a driver starting meanwhile waits for it."""
     time.sleep(PAUSE)
     with tempfile.TemporaryFile() as err:
-        secs, rss, out = run_rss(argv, env=dict(os.environ, GSEARCH_TRACE="1"), err=err)
+        env = dict(os.environ, GSEARCH_TRACE="1", **(env or {}))
+        secs, rss, out = run_rss(argv, env=env, err=err)
         err.seek(0)
         trace = err.read().decode(errors="replace")
     lines = [l[len(TRACE):] for l in trace.split("\n") if l.startswith(TRACE)]
@@ -81,10 +85,13 @@ def main():
     if keep:
         rows = [rows[int(i)] for i in keep.split(",")]
     print(f"file {path}: {size / 1e9:.2f} GB, page-cached; {os.cpu_count()} cores; "
-          f"median of {RUNS} run(s){' after a warm-up' if WARMUP else ''}\n")
-    secs, rss, out, _ = run([RG, "-c", "PyErr_SetString", path])
-    print(f"rg -c one literal: {secs:.3f} s, {size / secs / 1e9:.2f} GB/s, {rss:.0f} MiB, "
-          f"count {total_count(out)}\n")
+          f"median of {RUNS} run(s){' after a warm-up' if WARMUP else ''}"
+          f"{'; CUDA_VISIBLE_DEVICES limited to the GPUs used' if os.environ.get('VISIBLE') == '1' else ''}\n")
+    if os.environ.get("SKIP_RG") != "1":
+        secs, rss, out, _ = run([RG, "-c", "PyErr_SetString", path])
+        print(f"rg -c one literal: {secs:.3f} s, {size / secs / 1e9:.2f} GB/s, {rss:.0f} MiB, "
+              f"count {total_count(out)}\n")
+    visible = os.environ.get("VISIBLE") == "1"
     print("| row | GPUs | time | GB/s | peak RSS | count | speed-up vs 1 | shares (batches, %, ms) |")
     print("|---|---:|---:|---:|---:|---|---:|---|")
     reports = []
@@ -92,9 +99,10 @@ def main():
         base = None
         for n in counts:
             argv = [GS, "--opencl-device", ",".join(["nvidia"] * n)] + args
+            env = {"CUDA_VISIBLE_DEVICES": ",".join(map(str, range(n)))} if visible else None
             if WARMUP and n == counts[0]:
-                run(argv)
-            res = sorted((run(argv) for _ in range(RUNS)), key=lambda r: r[0])
+                run(argv, env)
+            res = sorted((run(argv, env) for _ in range(RUNS)), key=lambda r: r[0])
             secs, rss, out, trace = res[(len(res) - 1) // 2]
             base = base or secs
             shares = "; ".join(f"d{d}: {b}, {p}%, {ms}"

@@ -25,7 +25,7 @@ cpu\t'Always the CPU engine'
 opencl\t'Always an OpenCL device (a CPU-type device only when no other exists)'
 default\t'ripgrep\'s name for its default regex engine: gsearch\'s `auto`'
 pcre2\t'ripgrep\'s PCRE2 engine, which gsearch does not have (as `-P`)'"
-complete -c gsearch -l opencl-device -d 'The OpenCL devices to use, comma-separated: indexes from --list-devices, parts of names (each the first such device not already listed), or all. Default: every GPU and accelerator; each takes batches from one queue' -r
+complete -c gsearch -l opencl-device -d 'The OpenCL devices to use, comma-separated: indexes from --list-devices, parts of names (each the first such device not already listed), or all. Default: every GPU and accelerator; each takes batches from one queue. On NVIDIA only the GPUs a search can use are started (see CUDA_VISIBLE_DEVICES)' -r
 complete -c gsearch -l generate -d 'Print the man page or a shell completion script, then exit' -r -f -a "man\t''
 complete-bash\t''
 complete-zsh\t''

@@ -68,6 +68,13 @@ fn try_main() -> anyhow::Result<u8> {
         let any = gsearch::walk::list_files(&cfg)?;
         return Ok(exit_status(any, cfg.quiet));
     }
+    if let Some(n) = choose::gpus_to_start(&cfg, sorted) {
+        // SAFETY: no thread has been started yet: the plan's, the walk's
+        // and the devices' all come later.
+        if let Some(list) = unsafe { gsearch::opencl::start_only_gpus(n) } {
+            gsearch::sys::trace::mark(&format!("CUDA_VISIBLE_DEVICES={list}"));
+        }
+    }
     if sorted {
         return gsearch::search::lookup::run(&cfg);
     }

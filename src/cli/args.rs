@@ -342,7 +342,8 @@ pub struct Cli {
     /// The OpenCL devices to use, comma-separated: indexes from --list-devices,
     /// parts of names (each the first such device not already listed), or
     /// all. Default: every GPU and accelerator; each takes batches from one
-    /// queue.
+    /// queue. On NVIDIA only the GPUs a search can use are started (see
+    /// CUDA_VISIBLE_DEVICES).
     #[arg(
         long,
         env = "GSEARCH_OPENCL_DEVICE",

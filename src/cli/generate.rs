@@ -95,6 +95,16 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "off",
     ),
     var(
+        "CUDA_VISIBLE_DEVICES",
+        User,
+        "NVIDIA's: the GPUs its driver starts, which gsearch leaves as set. Unset, gsearch \
+         sets it before loading the driver to the first GPUs, as many as the search can use: \
+         those --opencl-device lists when every entry is nvidia, one for --sorted, and by \
+         default (every GPU) on files one up to 8.4 GB and two above. The driver starts \
+         each GPU it sees before any can work, about 0.2 s each.",
+        "set by gsearch as said; left unset for trees, device indexes and --engine cpu",
+    ),
+    var(
         "XDG_CACHE_HOME",
         User,
         "Compiled OpenCL programs are kept in $XDG_CACHE_HOME/gsearch, one file per device, \

@@ -12,6 +12,7 @@ use crate::engine::dfa_table::DfaSpec;
 use crate::engine::{EngineError, LiteralSet};
 use crate::matcher::plan::{Plan, is_case_insensitive, pattern_factors};
 use crate::opencl::{DeviceSelector, OpenClEngine};
+use crate::search::cost::gpus_worth_starting;
 use crate::walk::explicit_bytes;
 
 /// One engine per device, at least one.
@@ -242,11 +243,86 @@ fn stops_early(cfg: &Config) -> bool {
     cfg.quit_after_match || cfg.max_count.is_some() || cfg.lists_files()
 }
 
+/// How many NVIDIA GPUs the driver is to start (see
+/// [`crate::opencl::start_only_gpus`]), when gsearch can tell before it
+/// loads: as many as `--opencl-device` lists when every entry is `nvidia`;
+/// one for `--sorted` (one device); for every GPU (the default), what the
+/// input's size is worth ([`gpus_worth_starting`]) when the paths are files.
+/// `None`: every GPU the driver sees (a tree, whose size the walk finds
+/// later; indexes and other names, which count across every platform's
+/// devices; searches that never open a device, whose preprocessors and
+/// decompressors inherit the environment).
+pub fn gpus_to_start(cfg: &Config, sorted: bool) -> Option<usize> {
+    if cfg.engine == EngineArg::Cpu || (!sorted && cfg.needs_cpu_searcher()) {
+        return None;
+    }
+    let sels = selectors(cfg, DeviceSelector::Auto);
+    let nvidia = |s: &DeviceSelector| matches!(s, DeviceSelector::Name(n) if n.eq_ignore_ascii_case("nvidia"));
+    let every_gpu = matches!(
+        sels.as_slice(),
+        [DeviceSelector::Auto | DeviceSelector::Explicit]
+    );
+    if sels.iter().all(nvidia) {
+        Some(if sorted { 1 } else { sels.len() })
+    } else if !every_gpu {
+        None
+    } else if sorted {
+        Some(1)
+    } else {
+        explicit_bytes(&cfg.paths).map(gpus_worth_starting)
+    }
+}
+
 /// The devices `--opencl-device` (or `GSEARCH_OPENCL_DEVICE`) lists, else
 /// `default`.
 pub fn selectors(cfg: &Config, default: DeviceSelector) -> Vec<DeviceSelector> {
     match cfg.opencl_device.as_deref() {
         Some(s) if !s.trim().is_empty() => DeviceSelector::parse_list(s),
         _ => vec![default],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(argv: &[&str]) -> Config {
+        let cli = <crate::cli::Cli as clap::Parser>::parse_from(argv);
+        Config::from_cli(cli).unwrap()
+    }
+
+    #[test]
+    fn gpus_to_start_follow_the_list_and_the_input() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), b"text\n").unwrap();
+        let f = file.path().to_str().unwrap();
+        let dir = file.path().parent().unwrap().to_str().unwrap();
+        let gpus = |args: &[&str], sorted| {
+            let argv: Vec<&str> = ["gsearch"].iter().chain(args).copied().collect();
+            gpus_to_start(&config(&argv), sorted)
+        };
+        assert_eq!(
+            gpus(&["--opencl-device", "nvidia,NVIDIA", "x", dir], false),
+            Some(2)
+        );
+        assert_eq!(
+            gpus(&["--opencl-device", "nvidia,nvidia", "x", f], true),
+            Some(1)
+        );
+        // Every GPU: what a small file is worth; a tree's size is unknown.
+        assert_eq!(gpus(&["--opencl-device", "auto", "x", f], false), Some(1));
+        assert_eq!(gpus(&["--opencl-device", "auto", "x", dir], false), None);
+        assert_eq!(gpus(&["--opencl-device", "auto", "x", dir], true), Some(1));
+        // Indexes and other names count across platforms; the CPU engine
+        // and a preprocessor's search never open a device.
+        assert_eq!(gpus(&["--opencl-device", "0,1", "x", f], false), None);
+        assert_eq!(
+            gpus(&["--opencl-device", "nvidia,pocl", "x", f], false),
+            None
+        );
+        let cpu = ["--engine", "cpu", "--opencl-device", "nvidia", "x", f];
+        assert_eq!(gpus(&cpu, false), None);
+        let pre = ["--pre", "cat", "--opencl-device", "nvidia", "x", f];
+        assert_eq!(gpus(&pre, false), None);
     }
 }

@@ -112,3 +112,46 @@ pub fn device_beats_cpu(
     );
     if cpu > device { Ok(why) } else { Err(why) }
 }
+
+/// What each GPU the NVIDIA driver starts adds to the start of a process,
+/// before any device can work: 0.21 s on the host of four H200s (the
+/// driver's platform listing took 0.21, 0.42 and 0.90-0.96 s with 1, 2 and
+/// 4 of its GPUs visible; bench/results/2026-11-26-h200x4-gpus-started.md).
+const GPU_START_SECS: f64 = 0.21;
+
+/// The host's copy into pinned staging with every device filling: 30-46
+/// GB/s on the H200 hosts, so two devices already take what it gives.
+const HOST_FILL_RATE: f64 = 40e9;
+
+/// The most GPUs [`gpus_worth_starting`] weighs.
+const MAX_GPUS: usize = 16;
+
+/// How many GPUs are worth starting for `bytes` of input: the count with
+/// the least start-up ([`GPU_START_SECS`] each) plus stream (each device at
+/// [`DEVICE_LITERAL_RATE`], all together at most [`HOST_FILL_RATE`]), the
+/// fewer on a tie. 1 up to 8.4 GB, then 2: on four H200s one GPU searched
+/// a 200-rule set over 4 GB in 0.73 s and two in 0.83 s; over 32.3 GB one
+/// took 2.31 s, two 1.76 s, three 1.89 s and four 2.14 s.
+pub fn gpus_worth_starting(bytes: u64) -> usize {
+    let time = |n: usize| {
+        let rate = (n as f64 * DEVICE_LITERAL_RATE).min(HOST_FILL_RATE);
+        n as f64 * GPU_START_SECS + bytes as f64 / rate
+    };
+    (2..=MAX_GPUS).fold(1, |best, n| if time(n) < time(best) { n } else { best })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpus_worth_starting_grow_with_the_input_until_the_host_copy_binds() {
+        assert_eq!(gpus_worth_starting(0), 1);
+        assert_eq!(gpus_worth_starting(4_000_000_000), 1);
+        assert_eq!(gpus_worth_starting(8_000_000_000), 1);
+        assert_eq!(gpus_worth_starting(9_000_000_000), 2);
+        assert_eq!(gpus_worth_starting(32_300_000_000), 2);
+        // Past two devices the host's copy, not the GPUs, sets the pace.
+        assert_eq!(gpus_worth_starting(1 << 50), 2);
+    }
+}
