@@ -22,12 +22,14 @@ def once(argv, cwd):
     return time.perf_counter() - s
 
 
-def compare(cases, cwd=None, runs=30, warmup=2):
+def compare(cases, cwd=None, runs=30, warmup=2, wrap=None):
+    """`wrap` turns each tool's argv into the one run (e.g. a shell pipeline)."""
+    wrap = wrap or (lambda argv: argv)
     for args in cases:
         times = {name: [] for name in TOOLS}
         for i in range(runs + warmup):
             for name, b in TOOLS.items():
-                t = once([b] + args, cwd)
+                t = once(wrap([b] + args), cwd)
                 if i >= warmup:
                     times[name].append(t)
         med = {n: statistics.median(v) for n, v in times.items()}

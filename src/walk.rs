@@ -1,7 +1,7 @@
 //! Which files are searched: the recursive walk (ignore rules, hidden files,
 //! globs, types) and the rules that turn a directory entry into a haystack.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
@@ -45,7 +45,6 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
         .same_file_system(w.one_file_system)
         .skip_stdout(true)
         .overrides(overrides(cfg)?)
-        .types(types(cfg)?)
         .hidden(!w.hidden)
         .parents(!w.no_ignore_parent)
         .ignore(!w.no_ignore_dot)
@@ -60,15 +59,48 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     if cfg.sort_path {
         b.sort_by_file_name(|a, b| a.cmp(b));
     }
+    // Without -t, -T or --type-* no type is selected, and the walker's
+    // types match nothing: building the defaults' globs (0.25 ms) is
+    // left out.
+    if !w.type_changes.is_empty() {
+        b.types(types(cfg)?);
+    }
     Ok(b)
 }
 
 /// The haystacks of a one-thread walk, in `--sort`/`--sortr` order.
 pub fn sequential(cfg: &Config) -> anyhow::Result<Box<dyn Iterator<Item = Haystack> + '_>> {
-    let haystacks = walk_builder(cfg)?
+    let builder = walk_builder(cfg)?;
+    if let Some(files) = regular_files(&cfg.paths) {
+        return Ok(sort::sort(cfg, files.into_iter()));
+    }
+    let haystacks = builder
         .build()
         .filter_map(|r| haystack(r, cfg.implicit_path));
     Ok(sort::sort(cfg, haystacks))
+}
+
+/// When every path given is a regular file (after symbolic links), their
+/// haystacks, as the walker would yield them: it never skips a path given
+/// (ignore files, globs, types and size limits apply below them only).
+/// Its build, which reads the git configuration for a global ignore file
+/// and compiles that file's globs (0.45 ms of a one-file search's 3 ms),
+/// is left out; [`walk_builder`] has still checked the flags and reported
+/// unreadable `--ignore-file`s, as ripgrep does. `None` otherwise
+/// (directories, standard input, devices, paths that cannot be read: the
+/// walker's answers and messages for those).
+fn regular_files(paths: &[PathBuf]) -> Option<Vec<Haystack>> {
+    paths
+        .iter()
+        .map(|p| {
+            let file = p != Path::new("-") && std::fs::metadata(p).is_ok_and(|m| m.is_file());
+            file.then(|| Haystack {
+                path: p.clone(),
+                explicit: true,
+                stdin: false,
+            })
+        })
+        .collect()
 }
 
 /// For drivers that walk on a thread of their own: the haystacks, already
