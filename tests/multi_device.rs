@@ -273,3 +273,54 @@ fn a_list_naming_a_missing_device_fails_clearly() {
     assert_eq!(rc, 0, "{err}");
     assert!(String::from_utf8_lossy(&out).contains("on 2 devices"));
 }
+
+/// Whether each path's lines of `-n` output (`path:n:text`) come in one
+/// block, in line order: a file's output is printed whole, never split by
+/// another file's.
+fn whole_and_in_order(out: &[u8]) -> Result<(), String> {
+    let (mut done, mut current): (Vec<String>, Option<(String, u64)>) = (Vec::new(), None);
+    for line in String::from_utf8_lossy(out).lines() {
+        let mut f = line.splitn(3, ':');
+        let (path, n) = (f.next().unwrap_or("").to_string(), f.next().unwrap_or(""));
+        let n: u64 = n.parse().map_err(|_| format!("not path:n:text: {line}"))?;
+        match &mut current {
+            Some((p, last)) if *p == path && n > *last => *last = n,
+            Some((p, _)) if *p == path => return Err(format!("{path}: {n} out of order")),
+            _ => {
+                if done.contains(&path) {
+                    return Err(format!("{path}: printed in two blocks"));
+                }
+                if let Some((p, _)) = current.take() {
+                    done.push(p);
+                }
+                current = Some((path, n));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Several big files whose candidate lines are confirmed on the host (a
+/// regex the DFA kernel decides candidates for) are finished beside the
+/// stream, one at a time: each file's output is whole, in order, and the
+/// answer is the CPU's, on one device and on two.
+#[test]
+fn big_files_finished_beside_the_stream_print_whole() {
+    if !two_devices() {
+        return;
+    }
+    let d = tree();
+    let big = std::fs::read(d.path().join("big.txt")).unwrap();
+    for i in 0..4 {
+        std::fs::write(d.path().join(format!("big{i}.txt")), &big[i * 1000..]).unwrap();
+    }
+    let args = ["-n", "-e", "ne+dle [0-9]+ here", "-e", "hay 1[0-9]", "."];
+    let (cpu, _, _) = gsearch(&args, &[("GSEARCH_ENGINE", "cpu")], d.path());
+    for devices in ["pocl", TWO] {
+        let env = two(&[("GSEARCH_OPENCL_DEVICE", devices)]);
+        let (dev, err, rc) = gsearch(&args, &env, d.path());
+        assert_eq!(rc, 0, "{devices}: {err}");
+        assert!(sorted_lines(&cpu) == sorted_lines(&dev), "{devices}: {err}");
+        whole_and_in_order(&dev).unwrap_or_else(|e| panic!("{devices}: {e}"));
+    }
+}

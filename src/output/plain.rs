@@ -67,7 +67,7 @@ pub fn print<W: Write>(
     map: Option<&GuardedMap>,
     wtr: &mut W,
 ) -> io::Result<bool> {
-    let threads = crate::sys::cores();
+    let threads = crate::sys::core_share();
     let prefix = path_prefix(cfg, path);
     let mut line_base = 1u64;
     let mut any = false;
@@ -226,7 +226,7 @@ pub fn print_numbered<W: Write>(
     lines: NumberedLines<'_>,
     wtr: &mut W,
 ) -> io::Result<bool> {
-    let threads = crate::sys::cores();
+    let threads = crate::sys::core_share();
     let prefix = path_prefix(cfg, lines.path);
     let mut any = false;
     for round in lines.chunks(NUMBERED_ROUND) {
@@ -513,7 +513,7 @@ pub fn print_count<W: Write>(
     wtr: &mut W,
 ) -> io::Result<crate::output::printer::SearchResult> {
     let started = std::time::Instant::now();
-    let threads = crate::sys::cores();
+    let threads = crate::sys::core_share();
     let matches = cfg.stats || cfg.mode == OutputMode::CountMatches;
     let per = offsets
         .len()

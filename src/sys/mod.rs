@@ -38,6 +38,35 @@ pub fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// Jobs that share the cores at the moment (big files finishing beside a
+/// device stream, each holding a [`CoreShare`]).
+static SHARING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A job's claim on its share of the cores while it lives: several at
+/// once split the cores between them, so that their threads together do
+/// not crowd out the threads that feed the devices.
+pub struct CoreShare(());
+
+impl CoreShare {
+    pub fn take() -> CoreShare {
+        SHARING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        CoreShare(())
+    }
+}
+
+impl Drop for CoreShare {
+    fn drop(&mut self) {
+        SHARING.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The threads one piece of host work may start: every core, or an equal
+/// share of them while several jobs hold a [`CoreShare`].
+pub fn core_share() -> usize {
+    let jobs = SHARING.load(std::sync::atomic::Ordering::Relaxed).max(1);
+    (cores() / jobs).max(1)
+}
+
 /// `f` applied to every item on up to `threads` threads (items taken in
 /// order from a shared counter, so slow items do not hold up a fixed
 /// share); the results in item order.
