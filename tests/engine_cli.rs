@@ -154,3 +154,33 @@ fn sorted_lookups_through_the_binary() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not sorted"));
 }
+
+/// `--opencl-device nvidia,nvidia` has the NVIDIA driver start two GPUs
+/// (`CUDA_VISIBLE_DEVICES=0,1`, shown by `GSEARCH_TRACE`), a small file
+/// under the default selection one; a value the user set is left alone,
+/// and the CPU engine sets nothing.
+#[test]
+fn the_driver_starts_only_the_gpus_a_search_can_use() {
+    let d = tree();
+    let set = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gsearch"));
+        c.args(args).current_dir(d.path()).env("GSEARCH_TRACE", "1");
+        c.env_remove("CUDA_VISIBLE_DEVICES")
+            .env_remove("GSEARCH_ENGINE");
+        c.envs(env.iter().copied());
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        err.lines()
+            .find_map(|l| l.split("CUDA_VISIBLE_DEVICES=").nth(1))
+            .map(str::to_string)
+    };
+    let two = ["--opencl-device", "nvidia,nvidia", "-c", "needle", "a.txt"];
+    assert_eq!(set(&two, &[]).as_deref(), Some("0,1"));
+    assert_eq!(set(&two, &[("CUDA_VISIBLE_DEVICES", "3")]), None);
+    let default = ["--opencl-device", "auto", "-c", "needle", "a.txt"];
+    assert_eq!(set(&default, &[]).as_deref(), Some("0"));
+    assert_eq!(
+        set(&["--engine", "cpu", "-c", "needle", "a.txt"], &[]),
+        None
+    );
+}
