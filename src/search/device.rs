@@ -71,33 +71,28 @@ pub fn search(
     notes: &[String],
 ) -> anyhow::Result<bool> {
     let started = Instant::now();
-    let Some(engine) = engines.first() else {
+    if engines.is_empty() {
         anyhow::bail!("no OpenCL engine to search with");
-    };
+    }
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
     let walk_thread = spawn_walk(cfg, tx)?;
     std::thread::scope(|scope| {
         let fin = Finisher::new(cfg, plan, Some(scope));
-        stream_and_report(
-            cfg,
-            plan,
-            (engines, engine),
-            notes,
-            (fin, rx, walk_thread),
-            started,
-        )
+        stream_and_report(fin, engines, notes, rx, walk_thread, started)
     })
 }
 
-/// [`search`]'s stream through every engine, and its report.
-fn stream_and_report<'a, 's>(
-    cfg: &'a Config,
-    plan: &'a Plan,
-    (engines, engine): (&[OpenClEngine], &OpenClEngine),
+/// [`search`]'s stream through every engine (at least one), finished by
+/// `fin`, and its report.
+fn stream_and_report(
+    mut fin: Finisher<'_, '_>,
+    engines: &[OpenClEngine],
     notes: &[String],
-    (mut fin, rx, walk_thread): Walked<'a, 's>,
+    rx: crossbeam_channel::Receiver<Haystack>,
+    walk_thread: std::thread::JoinHandle<bool>,
     started: Instant,
 ) -> anyhow::Result<bool> {
+    let (cfg, plan, engine) = (fin.cfg, fin.plan, &engines[0]);
     let prep = fin.prep;
     let mut src = Source::new(
         rx,
@@ -132,13 +127,6 @@ fn stream_and_report<'a, 's>(
     }
     Ok(fin.matched)
 }
-
-/// The finisher, the walk's haystacks and the walk's thread.
-type Walked<'a, 's> = (
-    Finisher<'a, 's>,
-    crossbeam_channel::Receiver<Haystack>,
-    std::thread::JoinHandle<bool>,
-);
 
 /// The walk on its own thread, sending every haystack to `tx`; the thread
 /// answers whether anything was found to search.
@@ -287,7 +275,7 @@ struct Finisher<'a, 's> {
     /// for the DFA kernel, the candidate lines the CPU confirmed.
     candidates: u64,
     /// Where big files' finishes may run beside the stream (see
-    /// [`Finisher::defers`]), and those running, oldest first, with their
+    /// [`Finisher::beside`]), and those running, oldest first, with their
     /// files.
     scope: Option<&'s std::thread::Scope<'s, 'a>>,
     pending: VecDeque<(Haystack, std::thread::ScopedJoinHandle<'s, Finished>)>,
@@ -336,16 +324,17 @@ impl<'a, 's> Finisher<'a, 's> {
         }
     }
 
-    /// Whether a big file's finish (mapping it, confirming its candidate
-    /// lines on its share of the cores, printing) runs on a thread of its own while
-    /// the stream goes on to the next files, its output printed before
-    /// anything that comes after it. On a tree of 121 files of 256 MiB
+    /// Where a big file's finish (mapping it, confirming its candidate
+    /// lines on its share of the cores, printing) runs on a thread of its
+    /// own while the stream goes on to the next files, its output printed
+    /// before anything that comes after it (`None`: here, in the stream). On a tree of 121 files of 256 MiB
     /// with a 200-rule set, the finishes took 1.1 s of one H200's 3.05 s
     /// stream, during which the device waited. Not with one search thread
     /// (the printer then separates files itself, so each file's output
     /// depends on the one before) nor when a match may end the search.
-    fn defers(&self) -> bool {
-        self.scope.is_some() && self.cfg.threads != 1 && !self.cfg.quit_after_match
+    fn beside(&self) -> Option<&'s std::thread::Scope<'s, 'a>> {
+        self.scope
+            .filter(|_| self.cfg.threads != 1 && !self.cfg.quit_after_match)
     }
 
     /// Prints the big files finishing beside the stream, in order, once
@@ -373,7 +362,7 @@ impl<'a, 's> Finisher<'a, 's> {
     }
 
     /// Finishes a big file at its last chunk: beside the stream when
-    /// [`Finisher::defers`] (after the oldest of [`FINISHING_AT_ONCE`]
+    /// [`Finisher::beside`] gives a scope (after the oldest of [`FINISHING_AT_ONCE`]
     /// running is done), else here.
     fn finish_last(&mut self, p: Piece, big: BigOffsets) {
         while self.pending.len() >= FINISHING_AT_ONCE {
@@ -382,7 +371,7 @@ impl<'a, 's> Finisher<'a, 's> {
         if self.stop {
             return;
         }
-        match self.scope.filter(|_| self.defers()) {
+        match self.beside() {
             Some(scope) => {
                 let (cfg, plan, hay) = (self.cfg, self.plan, p.hay.clone());
                 let handle = scope.spawn(move || {

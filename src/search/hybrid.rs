@@ -330,7 +330,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             SearchResult::default()
         }
     };
-    if !cfg.stats {
+    if !cfg.stats && crate::sys::trace::enabled() {
         crate::sys::trace::lines(&shared.report(plan, threads));
     }
     if keeps_stats(cfg) {
