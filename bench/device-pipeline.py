@@ -7,7 +7,7 @@ median wall time, GB/s, peak RSS and the stage times of the median run (from
 GSEARCH_TRACE=1, which prints what --stats would without changing the work) are
 printed as a markdown table; the CPU engine, auto and rg run beside it. WORDS_BIG
 (e.g. words-100000.txt) adds a third search; SKIP_RG=1 leaves ripgrep out (24 s a
-run for 1,000 words on 8.68 GB).
+run for 1,000 words on 8.68 GB), SKIP_HOST=1 the CPU engine and auto.
 
 Usage: bench/device-pipeline.py FILE WORDS [SETTINGS ...]
   FILE     the big file (scripts/setup-corpus --site-packages: big.txt)
@@ -83,7 +83,7 @@ def main():
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|")
     for label, args in searches:
         want = None
-        tools = [("cpu", ""), ("auto", "")]
+        tools = [] if os.environ.get("SKIP_HOST") == "1" else [("cpu", ""), ("auto", "")]
         if os.environ.get("SKIP_RG") != "1":
             tools.insert(0, ("rg", ""))
         for engine, setting in (tools

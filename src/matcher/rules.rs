@@ -26,6 +26,8 @@ use grep_matcher::{Captures, LineMatchKind, LineTerminator, Match, Matcher, NoEr
 use grep_regex::RegexMatcher;
 use regex_syntax::hir::{Hir, HirKind};
 
+use crate::cli::config::PatternOrigins;
+
 /// How many factor-less rules share one matcher.
 pub const GROUP: usize = 16;
 /// The most NFA bytes (see [`nfa_size`]) a group of rules is given: a
@@ -46,7 +48,7 @@ pub type Compile = dyn Fn(&[&str]) -> anyhow::Result<RegexMatcher> + Send + Sync
 /// See the module documentation.
 pub struct RuleSet {
     rules: Vec<String>,
-    origins: Vec<String>,
+    origins: PatternOrigins,
     units: Vec<Unit>,
     /// The units without factors, run on every line.
     always: Vec<usize>,
@@ -109,7 +111,7 @@ impl RuleSet {
     /// error of a bad rule (`rules.txt:17: regex parse error: ...`).
     pub fn new(
         rules: &[String],
-        origins: &[String],
+        origins: &PatternOrigins,
         parsed: Vec<Parsed>,
         compile: Box<Compile>,
     ) -> anyhow::Result<RuleSet> {
@@ -139,7 +141,7 @@ impl RuleSet {
         });
         Ok(RuleSet {
             rules: rules.to_vec(),
-            origins: origins.to_vec(),
+            origins: origins.clone(),
             singles: rules.iter().map(|_| OnceLock::new()).collect(),
             units,
             always,
@@ -162,7 +164,7 @@ impl RuleSet {
             let rules = &self.units[u].rules;
             let pats: Vec<&str> = rules.iter().map(|&r| self.rules[r].as_str()).collect();
             (self.compile)(&pats).unwrap_or_else(|e| {
-                crate::err_message!("{}: {e}", origin(&self.origins, rules[0]));
+                crate::err_message!("{}: {e}", self.origins.name(rules[0]));
                 std::process::exit(2)
             })
         })
@@ -480,7 +482,7 @@ fn line_bounds(hay: &[u8], pos: usize) -> (usize, usize) {
 /// and grep-regex's error for the rule alone (ripgrep's text).
 fn report_bad_rule(
     rules: &[String],
-    origins: &[String],
+    origins: &PatternOrigins,
     parsed: &[Parsed],
     compile: &Compile,
 ) -> anyhow::Result<()> {
@@ -499,21 +501,16 @@ fn report_bad_rule(
 /// Compiles rule `r` alone and reports its error, if it has one.
 fn rule_error(
     rules: &[String],
-    origins: &[String],
+    origins: &PatternOrigins,
     r: usize,
     compile: &Compile,
 ) -> anyhow::Result<()> {
     match compile(&[rules[r].as_str()]) {
         Ok(_) => Ok(()),
         Err(e) => {
-            anyhow::bail!("{}: {e}", origin(origins, r))
+            anyhow::bail!("{}: {e}", origins.name(r))
         }
     }
-}
-
-/// Where rule `r` came from.
-fn origin(origins: &[String], r: usize) -> &str {
-    origins.get(r).map_or("pattern", String::as_str)
 }
 
 /// Whether `hir` holds a literal with the NUL byte or a class of NUL
@@ -612,7 +609,7 @@ fn nfa_size(hir: &Hir) -> usize {
 /// reported alone.
 fn compile_units(
     rules: &[String],
-    origins: &[String],
+    origins: &PatternOrigins,
     plan: Vec<Planned>,
     compile: &Compile,
 ) -> anyhow::Result<Vec<Unit>> {
