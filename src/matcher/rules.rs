@@ -19,6 +19,7 @@
 //! compiled alone on first use) in order.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
@@ -168,6 +169,41 @@ impl RuleSet {
                 std::process::exit(2)
             })
         })
+    }
+
+    /// Compiles, on `threads` threads, the units still waiting for their
+    /// first use, until all are compiled or `stop` is set: for a search
+    /// whose candidate lines will need most of them (a device stream,
+    /// which confirms its candidates when the file ends), so that their
+    /// compiles run beside the stream instead of after it. A unit that
+    /// does not compile is left for its first use to report.
+    pub fn warm(&self, threads: usize, stop: &AtomicBool) {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..threads.max(1) {
+                s.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        let Some(unit) = self.units.get(next.fetch_add(1, Ordering::Relaxed))
+                        else {
+                            break;
+                        };
+                        if unit.m.get().is_none() {
+                            let pats: Vec<&str> =
+                                unit.rules.iter().map(|&r| self.rules[r].as_str()).collect();
+                            if let Ok(c) = (self.compile)(&pats) {
+                                let _ = unit.m.set(c);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    /// How many units wait for their first use (tests of `warm`).
+    #[cfg(test)]
+    pub(crate) fn units_waiting(&self) -> usize {
+        self.units.iter().filter(|u| u.m.get().is_none()).count()
     }
 
     /// Rule `r` compiled alone.

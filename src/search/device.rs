@@ -76,9 +76,11 @@ pub fn search(
     }
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
     let walk_thread = spawn_walk(cfg, tx)?;
-    std::thread::scope(|scope| {
-        let fin = Finisher::new(cfg, plan, Some(scope));
-        stream_and_report(fin, engines, notes, rx, walk_thread, started)
+    plan.warming(|| {
+        std::thread::scope(|scope| {
+            let fin = Finisher::new(cfg, plan, Some(scope));
+            stream_and_report(fin, engines, notes, rx, walk_thread, started)
+        })
     })
 }
 

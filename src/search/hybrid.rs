@@ -308,8 +308,16 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     // whether to search, from the device's first chunks and the CPU's pace.
     let first = (waits && wait_for_device(&shared, device.as_ref()))
         .then(|| std::time::Duration::from_secs_f64(pace * chunk() as f64));
-    cpu_workers(&shared, (&file, &map), plan, (threads, first));
-    settle_device(device, &shared);
+    let search = || {
+        cpu_workers(&shared, (&file, &map), plan, (threads, first));
+        settle_device(device, &shared);
+    };
+    if waits {
+        // The device's candidates are confirmed at the end (below).
+        plan.warming(search);
+    } else {
+        search();
+    }
     answer_unanswered(&shared, &map, plan);
     let mut offsets = shared.offsets();
     // (A file with a NUL is searched whole by the printer.)
