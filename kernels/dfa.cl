@@ -210,6 +210,9 @@ dfa_lines(global const uchar *text, uint n, uint seg, global const uint4 *groups
 // line's start); from the start the line runs through the group's DFA as
 // in dfa_lines, up to o + span (a line still undecided there is a
 // candidate). A line with several factors may be recorded several times.
+// A batch that ends inside a line records its last byte, as dfa_lines
+// does: that line belongs to this chunk, and a factor the batch end cuts
+// is found only in the next chunk, which does not own the line.
 // More hits than hcap: the count becomes 0xFFFFFFFF, which no result
 // buffer holds, and the host searches the batch on the CPU.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
@@ -235,6 +238,12 @@ dfa_near(global const uchar *text, uint n, global const uint *hits,
     uint start = d.y;
     uint cw = 0xffffffffu;
     uint4 cv = (uint4)(0);
+    if (get_global_id(0) == 0 && get_global_id(1) == 0 && n > 0 &&
+        TEXT_AT(n - 1) != '\n') {
+        uint k = atomic_inc(count);
+        if (k < cap)
+            out[k] = n - 1;
+    }
     for (uint i = get_global_id(0); i < found; i += get_global_size(0)) {
         uint o = hits[i];
         uint back = o > span ? o - span : 0;

@@ -29,6 +29,7 @@ use crate::matcher::plan::Plan;
 use crate::opencl::{BatchLines, OpenClEngine, StageStats};
 use crate::output::printer::SearchResult;
 use crate::output::stats::{finish, keeps_stats};
+use crate::search::early::Early;
 use crate::search::prepare::{ChunkPart, Desk, Found, Item, Prep, Ready};
 use crate::search::staging::{Chunk, Piece, Source};
 use crate::walk::{self, Haystack};
@@ -201,9 +202,11 @@ fn device_report(
     ];
     if let Some(d) = engine.dfa_set() {
         report.push(format!(
-            "dfa: the device decided candidate lines with {}; {} confirmed on the CPU{}",
+            "dfa: the device decided candidate lines with {}; {} confirmed on the CPU ({} \
+             as the stream went){}",
             d.describe(),
             count_of(fin.candidates, "candidate line"),
+            fin.early_confirmed,
             match &fin.stats {
                 Some(s) => format!(", {} matched", s.matched_lines()),
                 None => String::new(),
@@ -281,6 +284,10 @@ struct Finisher<'a, 's> {
     /// files.
     scope: Option<&'s std::thread::Scope<'s, 'a>>,
     pending: VecDeque<(Haystack, std::thread::ScopedJoinHandle<'s, Finished>)>,
+    /// The current big file's candidates confirmed as its chunks stream,
+    /// and how many candidates were (all files).
+    early: Option<Early<'s>>,
+    early_confirmed: u64,
 }
 
 /// Big files finishing beside the stream at once, at most, each on its
@@ -297,6 +304,7 @@ struct Finished {
     verify_failed: bool,
     numbered_files: u64,
     counted_files: u64,
+    early_confirmed: u64,
 }
 
 impl<'a, 's> Finisher<'a, 's> {
@@ -323,6 +331,8 @@ impl<'a, 's> Finisher<'a, 's> {
             candidates: 0,
             scope,
             pending: VecDeque::new(),
+            early: None,
+            early_confirmed: 0,
         }
     }
 
@@ -358,6 +368,7 @@ impl<'a, 's> Finisher<'a, 's> {
         self.verify_failed |= f.verify_failed;
         self.numbered_files += f.numbered_files;
         self.counted_files += f.counted_files;
+        self.early_confirmed += f.early_confirmed;
         if !self.stop {
             self.emit(&hay, f.r, Some(&f.out));
         }
@@ -366,7 +377,7 @@ impl<'a, 's> Finisher<'a, 's> {
     /// Finishes a big file at its last chunk: beside the stream when
     /// [`Finisher::beside`] gives a scope (after the oldest of [`FINISHING_AT_ONCE`]
     /// running is done), else here.
-    fn finish_last(&mut self, p: Piece, big: BigOffsets) {
+    fn finish_last(&mut self, p: Piece, mut big: BigOffsets, early: Option<Early<'s>>) {
         while self.pending.len() >= FINISHING_AT_ONCE {
             self.settle_oldest();
         }
@@ -379,6 +390,9 @@ impl<'a, 's> Finisher<'a, 's> {
                 let handle = scope.spawn(move || {
                     let _share = crate::sys::CoreShare::take();
                     let mut fin = Finisher::new(cfg, plan, None);
+                    if let Some(e) = early {
+                        fin.early_confirmed = e.apply(&mut big.offsets, &mut big.numbers);
+                    }
                     let r = fin.finish_big(&p.hay, p.file, big);
                     Finished {
                         r,
@@ -389,11 +403,15 @@ impl<'a, 's> Finisher<'a, 's> {
                         verify_failed: fin.verify_failed,
                         numbered_files: fin.numbered_files,
                         counted_files: fin.counted_files,
+                        early_confirmed: fin.early_confirmed,
                     }
                 });
                 self.pending.push_back((hay, handle));
             }
             None => {
+                if let Some(e) = early {
+                    self.early_confirmed += e.apply(&mut big.offsets, &mut big.numbers);
+                }
                 let r = self.finish_big(&p.hay, p.file, big);
                 self.emit(&p.hay, r, None);
             }
@@ -450,6 +468,7 @@ impl<'a, 's> Finisher<'a, 's> {
             }
             self.failed_file = Some(c.file_no);
             self.big = BigOffsets::default();
+            self.early = None;
         }
         if let Some(e) = p.error {
             err_message!("{}: {}", p.hay.path.display(), e);
@@ -469,6 +488,7 @@ impl<'a, 's> Finisher<'a, 's> {
         if c.file_offset == 0 {
             big.bom = part.bom;
             big.numbered = true;
+            self.early = self.confirms_early(&part);
         }
         match part.found {
             Found::Lines { lines, owned_nl } => self.chunk_lines(c, &lines, owned_nl),
@@ -477,11 +497,28 @@ impl<'a, 's> Finisher<'a, 's> {
                 self.track_lines(c, &lines, lead_end);
             }
         }
+        if let (Some(e), Some(scope)) = (self.early.as_mut(), self.scope) {
+            e.hand(scope, self.plan, &self.big.offsets);
+        }
         self.cut_if_answered(c);
         if c.last {
             let big = std::mem::take(&mut self.big);
-            self.finish_last(part.piece, big);
+            let early = self.early.take();
+            self.finish_last(part.piece, big, early);
         }
+    }
+
+    /// Whether a big file's candidate lines are confirmed as its chunks
+    /// stream (`search::early`), from its first chunk: candidates that the
+    /// finish would confirm (not exact lines, not `--verify`, not `-v`, not
+    /// a file the searcher transcodes), in a file the chunk carries.
+    fn confirms_early(&self, first: &ChunkPart) -> Option<Early<'s>> {
+        let wanted = !self.plan.exact_lines
+            && !self.cfg.verify
+            && !self.cfg.invert
+            && !first.bom
+            && self.scope.is_some();
+        wanted.then(|| first.piece.file.as_deref().and_then(Early::start))?
     }
 
     /// A search that ends a file at its first matching line needs no more

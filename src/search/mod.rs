@@ -1,6 +1,7 @@
 //! The search drivers: which engine runs ([`choose`]), the CPU loops over
 //! files ([`cpu`]), one big file on every core ([`bigfile`]), the device
-//! loop ([`device`]), the CPU and the device on one file ([`hybrid`]), and
+//! loop ([`device`]) and its big files' candidates confirmed as they stream
+//! ([`early`]), the CPU and the device on one file ([`hybrid`]), and
 //! `--sorted` lookups ([`lookup`]).
 
 pub mod bigfile;
@@ -9,6 +10,7 @@ pub mod converted;
 pub mod cost;
 pub mod cpu;
 pub mod device;
+pub mod early;
 pub mod haystack;
 pub mod hybrid;
 pub mod lookup;

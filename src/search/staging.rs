@@ -37,9 +37,10 @@ pub struct Piece {
     /// needing chunks when a pattern is too long for the batch to make
     /// progress).
     pub cpu: bool,
-    /// The last chunk of a big file carries the file it was read from, so
-    /// the finisher maps the same file (not whatever the path names by
-    /// then: a file deleted or replaced meanwhile is finished as read).
+    /// The first and the last chunk of a big file carry the file it was
+    /// read from, so the finisher maps the same file (not whatever the path
+    /// names by then: a file deleted or replaced meanwhile is finished as
+    /// read), early to confirm candidates (`search::early`) and at the end.
     pub file: Option<Arc<File>>,
 }
 
@@ -301,7 +302,7 @@ fn read_chunk(c: ChunkClaim, buf: &mut [u8]) -> (usize, Vec<Piece>) {
         error,
         has_nul,
         cpu: false,
-        file: c.last.then_some(c.file),
+        file: (c.last || c.from == 0).then_some(c.file),
     };
     (n, vec![piece])
 }

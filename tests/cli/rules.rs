@@ -3,7 +3,7 @@
 //! ripgrep's on the same files), bad rules are named with their file and
 //! line, and an empty rule file matches nothing.
 
-use crate::util::{Dir, TestCommand};
+use crate::util::{Dir, Engine, TestCommand};
 
 const RULES: &str = r"AKQZ[0-9A-Z]{8}
 (?i)passw(?:or)?d\s*[:=]\s*\S{6,}
@@ -169,3 +169,58 @@ gstest!(big_rule_set_within_limits, |dir: Dir, cmd: TestCommand| {
     cmd.args(["-n", "-f", "rules.txt", "text.txt"]);
     eqnice!("2:abc rule250 value = 12345678\n", cmd.stdout());
 });
+
+// A big file's candidate lines are confirmed while its later chunks
+// stream (`search::early`, 4,096 candidates at a time): the lines and their
+// numbers are the CPU's, and `--stats` says how many were confirmed early.
+gstest!(
+    rule_candidates_confirmed_as_the_stream_goes,
+    |dir: Dir, cmd: TestCommand| {
+        let line = |i: usize| match i % 4 {
+            0 => format!("key{i}=value{}q pad\n", i % 9),
+            1 if i.is_multiple_of(3) => format!("tok_abcd end {i}\n"),
+            1 => format!("tok_abcde end {i}\n"),
+            2 if i.is_multiple_of(5) => format!("SECRET: xx {i}\n"),
+            2 => format!("SECRET: xy {i}\n"),
+            _ => format!("plain {i}\n"),
+        };
+        let matches = |i: usize| match i % 4 {
+            0 => i % 9 == 7,
+            1 => i.is_multiple_of(3),
+            2 => i.is_multiple_of(5),
+            _ => false,
+        };
+        let text: String = (0..40_000).map(line).collect();
+        dir.create("big.txt", &text);
+        dir.create(
+            "rules.txt",
+            "key\\d+=value7q\ntok_[a-f]{4}\\b\n(?i)secret:\\s*x{2}\n",
+        );
+        let want: String = (0..40_000)
+            .filter(|&i| matches(i))
+            .map(|i| format!("{}:{}", i + 1, line(i)))
+            .collect();
+        let mut cmd = cmd;
+        cmd.small_batches()
+            .args(["-n", "-f", "rules.txt", "big.txt"]);
+        eqnice!(want.clone(), cmd.stdout());
+        if dir.engine() == Engine::OpenCl {
+            // Near groups (run where a factor occurs) too: a factor cut by
+            // a batch's end must not lose its line.
+            let mut near = dir.command();
+            near.small_batches().raw().env("GSEARCH_DFA_NEAR", "1");
+            near.args(["-n", "-f", "rules.txt", "big.txt"]);
+            eqnice!(want, near.stdout());
+            let mut stats = dir.command();
+            stats.small_batches();
+            stats.args(["--stats", "-c", "-f", "rules.txt", "big.txt"]);
+            let out = stats.stdout();
+            let early = out
+                .split(" as the stream went")
+                .next()
+                .and_then(|s| s.rsplit('(').next())
+                .and_then(|n| n.trim().parse::<u64>().ok());
+            assert!(early.is_some_and(|n| n >= 4096), "{out}");
+        }
+    }
+);
