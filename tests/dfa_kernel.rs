@@ -441,23 +441,31 @@ fn near_hay() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(12))]
+    #![proptest_config(ProptestConfig::with_cases(24))]
 
     /// Random rule sets in near groups (`GSEARCH_DFA_NEAR=1`, a span of
-    /// 16 bytes) answer as the CPU engine.
+    /// 16 bytes) answer as the CPU engine, in one batch or in chunks of a
+    /// few hundred bytes (a factor cut by a batch's end, its line owned by
+    /// the chunk before).
     #[test]
     fn near_groups_random(
         rules in proptest::collection::vec(near_rule(), 1..6),
         hay in near_hay(),
         flags in 0..4usize,
+        batch in prop::sample::select(vec!["33554432", "256", "600"]),
     ) {
         if have_device() {
             let dir = tempfile::tempdir().unwrap();
-            std::fs::write(dir.path().join("t.txt"), &hay).unwrap();
+            // Repeated, so that small batches cut it in many places.
+            std::fs::write(dir.path().join("t.txt"), hay.repeat(12)).unwrap();
             std::fs::write(dir.path().join("r.txt"), rules.join("\n")).unwrap();
             let flag = ["-n", "-c", "-o", "-i"][flags];
             let args = ["-a", flag, "-f", "r.txt", "t.txt"];
-            let env = [("GSEARCH_DFA_NEAR", "1"), ("GSEARCH_DFA_SPAN", "16")];
+            let env = [
+                ("GSEARCH_DFA_NEAR", "1"),
+                ("GSEARCH_DFA_SPAN", "16"),
+                ("GSEARCH_BATCH_BYTES", batch),
+            ];
             let cpu = gsearch("cpu", &args, dir.path());
             let dev = gsearch_env("opencl", &args, dir.path(), &env);
             prop_assert_eq!(String::from_utf8_lossy(&dev), String::from_utf8_lossy(&cpu));
