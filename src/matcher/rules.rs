@@ -163,8 +163,7 @@ impl RuleSet {
     fn unit(&self, u: usize) -> &RegexMatcher {
         self.units[u].m.get_or_init(|| {
             let rules = &self.units[u].rules;
-            let pats: Vec<&str> = rules.iter().map(|&r| self.rules[r].as_str()).collect();
-            (self.compile)(&pats).unwrap_or_else(|e| {
+            (self.compile)(&self.patterns(rules)).unwrap_or_else(|e| {
                 crate::err_message!("{}: {e}", self.origins.name(rules[0]));
                 std::process::exit(2)
             })
@@ -187,17 +186,20 @@ impl RuleSet {
                         else {
                             break;
                         };
-                        if unit.m.get().is_none() {
-                            let pats: Vec<&str> =
-                                unit.rules.iter().map(|&r| self.rules[r].as_str()).collect();
-                            if let Ok(c) = (self.compile)(&pats) {
-                                let _ = unit.m.set(c);
-                            }
+                        if unit.m.get().is_none()
+                            && let Ok(c) = (self.compile)(&self.patterns(&unit.rules))
+                        {
+                            let _ = unit.m.set(c);
                         }
                     }
                 });
             }
         });
+    }
+
+    /// The text of `rules` (indexes into the set).
+    fn patterns(&self, rules: &[usize]) -> Vec<&str> {
+        rules.iter().map(|&r| self.rules[r].as_str()).collect()
     }
 
     /// How many units wait for their first use (tests of `warm`).

@@ -286,7 +286,7 @@ struct Finisher<'a, 's> {
     pending: VecDeque<(Haystack, std::thread::ScopedJoinHandle<'s, Finished>)>,
     /// The current big file's candidates confirmed as its chunks stream,
     /// and how many candidates were (all files).
-    early: Option<Early<'s>>,
+    early: Option<Early<'a, 's>>,
     early_confirmed: u64,
 }
 
@@ -377,7 +377,7 @@ impl<'a, 's> Finisher<'a, 's> {
     /// Finishes a big file at its last chunk: beside the stream when
     /// [`Finisher::beside`] gives a scope (after the oldest of [`FINISHING_AT_ONCE`]
     /// running is done), else here.
-    fn finish_last(&mut self, p: Piece, mut big: BigOffsets, early: Option<Early<'s>>) {
+    fn finish_last(&mut self, p: Piece, mut big: BigOffsets, early: Option<Early<'a, 's>>) {
         while self.pending.len() >= FINISHING_AT_ONCE {
             self.settle_oldest();
         }
@@ -497,8 +497,8 @@ impl<'a, 's> Finisher<'a, 's> {
                 self.track_lines(c, &lines, lead_end);
             }
         }
-        if let (Some(e), Some(scope)) = (self.early.as_mut(), self.scope) {
-            e.hand(scope, self.plan, &self.big.offsets);
+        if let Some(e) = self.early.as_mut() {
+            e.hand(&self.big.offsets);
         }
         self.cut_if_answered(c);
         if c.last {
@@ -512,13 +512,10 @@ impl<'a, 's> Finisher<'a, 's> {
     /// stream (`search::early`), from its first chunk: candidates that the
     /// finish would confirm (not exact lines, not `--verify`, not `-v`, not
     /// a file the searcher transcodes), in a file the chunk carries.
-    fn confirms_early(&self, first: &ChunkPart) -> Option<Early<'s>> {
-        let wanted = !self.plan.exact_lines
-            && !self.cfg.verify
-            && !self.cfg.invert
-            && !first.bom
-            && self.scope.is_some();
-        wanted.then(|| first.piece.file.as_deref().and_then(Early::start))?
+    fn confirms_early(&self, first: &ChunkPart) -> Option<Early<'a, 's>> {
+        let wanted = !self.plan.exact_lines && !self.cfg.verify && !self.cfg.invert && !first.bom;
+        let (scope, file) = (self.scope.filter(|_| wanted)?, first.piece.file.as_deref()?);
+        Early::start(scope, self.plan, file)
     }
 
     /// A search that ends a file at its first matching line needs no more

@@ -22,20 +22,26 @@ use crate::sys::guard::GuardedMap;
 /// Candidates handed to one thread at a time, at least.
 const CANDIDATES: usize = 4096;
 
-/// The confirmations of one big file's candidates so far.
-pub struct Early<'s> {
+/// The confirmations of one big file's candidates so far, on threads of
+/// the finisher's scope.
+pub struct Early<'a, 's> {
+    scope: &'s Scope<'s, 'a>,
+    plan: &'a Plan,
     map: Arc<GuardedMap>,
     /// Candidates handed out so far (a prefix of the file's offsets).
     handed: usize,
     jobs: Vec<(Range<usize>, ScopedJoinHandle<'s, Vec<bool>>)>,
 }
 
-impl<'s> Early<'s> {
-    /// Maps `file` to confirm its candidates in; `None` when it cannot be
-    /// mapped (the finish then confirms them all, as before).
-    pub fn start(file: &File) -> Option<Early<'s>> {
+impl<'a, 's> Early<'a, 's> {
+    /// Maps `file` to confirm its candidates in, on threads of `scope`;
+    /// `None` when it cannot be mapped (the finish then confirms them all,
+    /// as before).
+    pub fn start(scope: &'s Scope<'s, 'a>, plan: &'a Plan, file: &File) -> Option<Self> {
         let map = GuardedMap::map(file).ok().flatten()?;
         Some(Early {
+            scope,
+            plan,
             map: Arc::new(map),
             handed: 0,
             jobs: Vec::new(),
@@ -43,28 +49,19 @@ impl<'s> Early<'s> {
     }
 
     /// Hands the candidates after those handed so far (`offsets`: the
-    /// file's, sorted) to a thread of `scope`, once there are enough.
-    pub fn hand<'a>(&mut self, scope: &'s Scope<'s, 'a>, plan: &'a Plan, offsets: &[u64]) {
+    /// file's, sorted) to a thread, once there are enough.
+    pub fn hand(&mut self, offsets: &[u64]) {
         if offsets.len() < self.handed + CANDIDATES {
             return;
         }
         let range = self.handed..offsets.len();
         let mine = offsets[range.clone()].to_vec();
-        let map = Arc::clone(&self.map);
-        let job = scope.spawn(move || {
+        let (map, plan) = (Arc::clone(&self.map), self.plan);
+        let job = self.scope.spawn(move || {
             // A share of the cores: the fill threads feed the devices.
             let _share = crate::sys::CoreShare::take();
             let threads = (crate::sys::core_share() / 4).max(1);
-            let matcher = || plan.line_matcher();
-            let release = |r: Range<usize>| map.release(r);
-            let data: &[u8] = &map;
-            crate::pipeline::lines::confirm(
-                data,
-                &mine,
-                (true, true),
-                threads,
-                (&matcher, &release),
-            )
+            confirm_in(&map, &mine, plan, threads)
         });
         self.handed = range.end;
         self.jobs.push((range, job));
@@ -99,4 +96,15 @@ impl<'s> Early<'s> {
         offsets.retain(|_| *k.next().unwrap_or(&true));
         self.handed as u64
     }
+}
+
+/// Which of the candidate lines at `offsets` (sorted) the plan's matcher
+/// matches in `map`, on `threads` threads (`pipeline::lines::confirm`: a
+/// line it cannot decide counts as matching); each piece's pages leave
+/// the RSS once decided (candidates lie every few tens of KB, so they
+/// would map in most of the file).
+pub fn confirm_in(map: &GuardedMap, offsets: &[u64], plan: &Plan, threads: usize) -> Vec<bool> {
+    let matcher = || plan.line_matcher();
+    let release = |r: Range<usize>| map.release(r);
+    crate::pipeline::lines::confirm(map, offsets, (true, true), threads, (&matcher, &release))
 }

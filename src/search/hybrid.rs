@@ -516,16 +516,12 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
 }
 
 /// The `offsets` whose lines the plan's matcher matches, decided on every
-/// core (`pipeline::lines::confirm`): the DFA kernels answer candidate
-/// lines, which the printer would otherwise confirm one by one after the
-/// search (H200, 1,000 rules over 8.68 GB: 208k candidates, 0.4 s on one
-/// thread). Each piece's pages leave the RSS once decided (candidates lie
-/// every few tens of KB, so they would map in most of the file: 8 GB).
+/// core ([`crate::search::early::confirm_in`]): the DFA kernels answer
+/// candidate lines, which the printer would otherwise confirm one by one
+/// after the search (H200, 1,000 rules over 8.68 GB: 208k candidates, 0.4 s
+/// on one thread).
 fn confirm_lines(offsets: &[u64], map: &GuardedMap, plan: &Plan, threads: usize) -> Vec<u64> {
-    let matcher = || plan.line_matcher();
-    let release = |r: std::ops::Range<usize>| map.release(r);
-    let keep =
-        crate::pipeline::lines::confirm(map, offsets, (true, true), threads, (&matcher, &release));
+    let keep = crate::search::early::confirm_in(map, offsets, plan, threads);
     offsets
         .iter()
         .zip(keep)
