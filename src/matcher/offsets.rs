@@ -7,7 +7,11 @@
 //! to the next offset instead of scanning the text, so the host's work is
 //! proportional to the matching lines, not to the input.
 
+use std::cell::Cell;
+
 use grep_matcher::{ByteSet, LineMatchKind, Matcher, NoError};
+
+use crate::matcher::line::line_is_match_in;
 
 use crate::matcher::line::LineMatcher;
 use crate::matcher::wrap::{Wrapped, Wrapper};
@@ -18,11 +22,16 @@ pub type OffsetMatcher<'a, M> = Wrapped<Offsets<'a, M>>;
 /// What [`OffsetMatcher`] keeps beside its inner matcher.
 pub struct Offsets<'a, M> {
     inner: M,
-    base: usize,
-    len: usize,
+    slice: &'a [u8],
     offsets: &'a [u64],
     /// The offsets are starts of lines known to match.
     confirmed: bool,
+    /// A line's answer can depend on whether the line before it was
+    /// reported (`pipeline::lines::reads_before`): candidates are then
+    /// decided here, in order, instead of alone by the searcher.
+    context: bool,
+    /// Where the last line reported here ends (decided with `context`).
+    reported_end: Cell<usize>,
 }
 
 impl<'a> OffsetMatcher<'a, LineMatcher<'a>> {
@@ -36,6 +45,7 @@ impl<'a> OffsetMatcher<'a, LineMatcher<'a>> {
         let Wrapped(m) = OffsetMatcher::new(plan.line_matcher(), slice, offsets);
         Wrapped(Offsets {
             confirmed: plan.exact_lines,
+            context: !plan.exact_lines && plan.line_context,
             ..m
         })
     }
@@ -47,10 +57,11 @@ impl<'a, M: Matcher<Error = NoError>> OffsetMatcher<'a, M> {
     pub fn new(inner: M, slice: &'a [u8], offsets: &'a [u64]) -> Self {
         Wrapped(Offsets {
             inner,
-            base: slice.as_ptr() as usize,
-            len: slice.len(),
+            slice,
             offsets,
             confirmed: false,
+            context: false,
+            reported_end: Cell::new(0),
         })
     }
 
@@ -79,26 +90,43 @@ impl<M: Matcher<Error = NoError>> Wrapper for Offsets<'_, M> {
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
-        let start = haystack.as_ptr() as usize;
+        let (start, base) = (haystack.as_ptr() as usize, self.slice.as_ptr() as usize);
         // The searcher hands us sub-slices of the slice we were built for;
         // anything else (never expected) is searched exactly.
-        if start < self.base || start + haystack.len() > self.base + self.len {
+        if start < base || start + haystack.len() > base + self.slice.len() {
             return self.inner.find_candidate_line(haystack);
         }
-        let rel = (start - self.base) as u64;
-        let i = self.offsets.partition_point(|&o| o < rel);
-        match self.offsets.get(i) {
-            Some(&o) if ((o - rel) as usize) < haystack.len() => {
-                let at = (o - rel) as usize;
-                Ok(Some(if self.confirmed {
-                    LineMatchKind::Confirmed(at)
-                } else {
-                    LineMatchKind::Candidate(at)
-                }))
+        let rel = start - base;
+        let end = rel + haystack.len();
+        let mut i = self.offsets.partition_point(|&o| (o as usize) < rel);
+        while let Some(&o) = self.offsets.get(i).filter(|&&o| (o as usize) < end) {
+            let at = o as usize - rel;
+            if self.confirmed {
+                return Ok(Some(LineMatchKind::Confirmed(at)));
             }
-            _ => Ok(None),
+            if !self.context {
+                return Ok(Some(LineMatchKind::Candidate(at)));
+            }
+            let (ls, le) = line_bounds(haystack, at);
+            let line = rel + ls..rel + le;
+            let at_line = line.start == 0 || line.start == self.reported_end.get();
+            if line_is_match_in(&self.inner, self.slice, line.clone(), at_line) {
+                self.reported_end.set(line.end);
+                return Ok(Some(LineMatchKind::Confirmed(at)));
+            }
+            i += self.offsets[i..].partition_point(|&o| (o as usize) < line.end);
         }
+        Ok(None)
     }
+}
+
+/// The start and end (past its `\n`) of the line of `hay` holding `at`.
+fn line_bounds(hay: &[u8], at: usize) -> (usize, usize) {
+    let ls = memchr::memrchr(b'\n', &hay[..at]).map_or(0, |k| k + 1);
+    (
+        ls,
+        memchr::memchr(b'\n', &hay[at..]).map_or(hay.len(), |k| at + k + 1),
+    )
 }
 
 #[cfg(test)]

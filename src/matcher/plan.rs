@@ -64,6 +64,9 @@ pub struct Plan {
     /// The patterns as a rule set, compiled in units (`matcher::rules`);
     /// `matcher` is then unused.
     pub rules: Option<RuleSet>,
+    /// A line's answer can depend on the bytes before it (Unicode half
+    /// word boundaries, as `-w` adds: see `pipeline::lines::reads_before`).
+    pub line_context: bool,
 }
 
 /// A [`Plan`] whose regex is still being compiled on another thread: a
@@ -80,6 +83,7 @@ pub struct PendingPlan {
     /// The hashed finder of a big set, built on its own thread.
     hashed: Background<Option<HashedLiterals>>,
     rules: Option<anyhow::Result<RuleSet>>,
+    line_context: bool,
 }
 
 impl PendingPlan {
@@ -106,6 +110,7 @@ impl PendingPlan {
             exact_lines: self.exact_lines,
             hashed,
             rules,
+            line_context: self.line_context,
         })
     }
 }
@@ -180,6 +185,7 @@ impl Plan {
             exact_lines,
             hashed,
             rules: None,
+            line_context: line_context(cfg),
         }
     }
 
@@ -219,6 +225,7 @@ impl Plan {
             exact_lines: false,
             hashed: Background::Done(None),
             rules: Some(rules),
+            line_context: line_context(cfg),
         }
     }
 
@@ -228,6 +235,7 @@ impl Plan {
             regex: &self.matcher,
             fast: self.hashed.as_ref(),
             rules: self.rules.as_ref(),
+            reads_before: self.line_context,
         }
     }
 
@@ -431,6 +439,14 @@ fn parse_rule(pattern: &str, case_insensitive: bool) -> Parsed {
 /// The device's near groups search for them (`engine::dfa_table`).
 pub fn pattern_factors(pattern: &str, case_insensitive: bool) -> Option<Vec<Vec<u8>>> {
     parse_rule(pattern, case_insensitive).factors
+}
+
+/// Whether a line's answer can depend on the bytes before it: Unicode half
+/// word boundaries, which `-w` adds (ripgrep's word matcher) and a pattern
+/// may spell out (`\b{start-half}`).
+fn line_context(cfg: &Config) -> bool {
+    (cfg.boundary == Boundary::Word && !cfg.out.no_unicode)
+        || cfg.patterns.iter().any(|p| p.contains("start-half"))
 }
 
 /// Whether the patterns are searched without regard to case, decided as

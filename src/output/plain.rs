@@ -18,7 +18,8 @@ use grep_matcher::Matcher;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
-use crate::pipeline::lines::{line_end, line_is_match};
+use crate::matcher::line::line_is_match;
+use crate::pipeline::lines::line_end;
 use crate::sys::guard::{GuardedMap, Releaser};
 
 /// Bytes of the file handled per round (bounds the output held in memory).
@@ -450,6 +451,23 @@ impl<'a> Text<'a> {
     fn confirmer(&self) -> Option<&LineMatcher<'a>> {
         self.confirm.then_some(&self.matcher)
     }
+
+    /// Whether a candidate line at `offsets` must be decided in order,
+    /// which the parallel paths here do not do: its answer depends on
+    /// whether the line before it was reported (see
+    /// [`reads_before`](crate::matcher::line::reads_before)). ripgrep's
+    /// searcher over an [`OffsetMatcher`](crate::matcher::offsets::OffsetMatcher)
+    /// decides such lines.
+    pub fn needs_order(&self, offsets: &[u64]) -> bool {
+        let data = self.data;
+        self.confirm
+            && self.matcher.reads_before()
+            && offsets.iter().any(|&o| {
+                let o = (o as usize).min(data.len());
+                let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
+                crate::matcher::line::reads_before(data, ls)
+            })
+    }
 }
 
 /// Prints the result for `text` through the parallel count or
@@ -463,7 +481,7 @@ pub fn try_print<W: Write>(
     offsets: &[u64],
     wtr: &mut W,
 ) -> Option<io::Result<crate::output::printer::SearchResult>> {
-    if !plain_text(text.data) {
+    if !plain_text(text.data) || text.needs_order(offsets) {
         return None;
     }
     if count_eligible(cfg) {

@@ -4,16 +4,36 @@
 
 use grep_matcher::Matcher;
 
+use crate::matcher::line::{line_is_match, line_is_match_in, reads_before};
+
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
 use crate::sys::guard::GuardedMap;
 
-/// The first line start at or after `at` (or the end of `data`).
+/// The first line start at or after `at` (or the end of `data`) where a
+/// search may begin afresh: one whose line does not [`reads_before`](crate::matcher::line::reads_before). The
+/// paths that cut a file among threads cut there, so each piece answers
+/// what one search of the whole file answers.
 pub fn next_line_start(data: &[u8], at: usize) -> usize {
-    if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
-        return at.min(data.len());
+    let mut s = if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
+        at.min(data.len())
+    } else {
+        line_end(data, at)
+    };
+    while s < data.len() && reads_before(data, s) {
+        s = line_end(data, s);
     }
-    line_end(data, at)
+    s
+}
+
+/// The start of the line holding `at`, moved back over lines that
+/// [`reads_before`](crate::matcher::line::reads_before): where a search that must see that line may begin.
+pub fn prev_line_start(data: &[u8], at: usize) -> usize {
+    let mut s = memchr::memrchr(b'\n', &data[..at]).map_or(0, |k| k + 1);
+    while reads_before(data, s) {
+        s = memchr::memrchr(b'\n', &data[..s - 1]).map_or(0, |k| k + 1);
+    }
+    s
 }
 
 /// Where the line holding offset `s` ends (after its `\n`, or the end of
@@ -38,14 +58,6 @@ pub fn split(data: &[u8], a: usize, b: usize, n: usize) -> Vec<usize> {
     }
     v.push(b);
     v
-}
-
-/// Whether `matcher` matches `line` as ripgrep's searcher asks it: without
-/// the line's terminator (with `-w`, a pattern that matches the empty
-/// string would otherwise match after the `\n` of every line).
-pub fn line_is_match<M: Matcher>(matcher: &M, line: &[u8]) -> bool {
-    let body = line.strip_suffix(b"\n").unwrap_or(line);
-    matcher.is_match(body).unwrap_or(false)
 }
 
 /// Lines longer than this are not decided by [`confirm`] (kept): its work
@@ -96,7 +108,10 @@ pub fn confirm<M: Matcher>(
             .map(|&o| match line(o as usize) {
                 Some(r) => {
                     (lo, hi) = (lo.min(r.start), hi.max(r.end));
-                    line_is_match(&m, &data[r])
+                    // Whether the line before was examined is not known
+                    // here: kept if either search matches (the printer
+                    // decides in order).
+                    line_is_match_in(&m, data, r, false)
                 }
                 None => true,
             })
@@ -459,6 +474,21 @@ mod tests {
         assert_eq!(next_line_start(data, 3), 3);
         assert_eq!(next_line_start(data, 4), 5);
         assert_eq!(next_line_start(data, 9), 5);
+    }
+
+    /// Cuts pass over lines that open with a UTF-8 continuation byte (their
+    /// answer can need the line before), both ways, and never past the
+    /// ends.
+    #[test]
+    fn cuts_skip_lines_opening_mid_character() {
+        let data = b"ab\n\xa5x\n\xa5\xa5y\ncd\n\xa5";
+        assert_eq!(next_line_start(data, 1), 10);
+        assert_eq!(next_line_start(data, 3), 10);
+        assert_eq!(next_line_start(data, 12), 14);
+        assert_eq!(prev_line_start(data, 8), 0);
+        assert_eq!(prev_line_start(data, 12), 10);
+        assert_eq!(prev_line_start(data, 14), 10);
+        assert_eq!(prev_line_start(b"\xa5a\n\xa5b", 5), 0);
     }
 
     /// A match that ends the input without a line terminator (grep-regex

@@ -682,24 +682,25 @@ impl<'a, 's> Finisher<'a, 's> {
         map: Option<&crate::sys::guard::GuardedMap>,
         big: &BigOffsets,
     ) -> Option<io::Result<SearchResult>> {
-        let usable = big.numbered
-            && big.numbers.len() == big.offsets.len()
-            && !big.has_nul
-            && !big.bom
-            && !self.cfg.verify
-            && crate::output::plain::plain_text(data);
-        // With context, the device lines must be exactly the matching lines.
-        let context = crate::output::plain::context_eligible(self.cfg) && self.plan.exact_lines;
-        if !usable || !(context || crate::output::plain::eligible(self.cfg)) {
-            return None;
-        }
-        self.numbered_files += 1;
         let text = crate::output::plain::Text {
             data,
             map,
             matcher: self.plan.line_matcher(),
             confirm: !self.plan.exact_lines,
         };
+        let usable = big.numbered
+            && big.numbers.len() == big.offsets.len()
+            && !big.has_nul
+            && !big.bom
+            && !self.cfg.verify
+            && crate::output::plain::plain_text(data)
+            && !text.needs_order(&big.offsets);
+        // With context, the device lines must be exactly the matching lines.
+        let context = crate::output::plain::context_eligible(self.cfg) && self.plan.exact_lines;
+        if !usable || !(context || crate::output::plain::eligible(self.cfg)) {
+            return None;
+        }
+        self.numbered_files += 1;
         let lines = crate::output::plain::NumberedLines {
             path: &hay.path,
             text,

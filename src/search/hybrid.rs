@@ -700,14 +700,31 @@ fn read_mode_pread() -> bool {
 
 /// The byte range of the lines that touch chunk `i`: from the start of the
 /// line holding the chunk's first byte to the end of the line holding its
-/// last. Lines that cross a chunk boundary are examined by both chunks, so
-/// a line is never lost between a CPU chunk (which reports whole lines) and
-/// a device chunk (which reports occurrences starting in its bytes).
+/// last, each moved over lines whose answer needs the line before them
+/// (`pipeline::lines::prev_line_start`, `next_line_start`). Lines that
+/// cross a chunk boundary are examined by both chunks, so a line is never
+/// lost between a CPU chunk (which reports whole lines) and a device chunk
+/// (which reports occurrences starting in its bytes).
 fn chunk_lines(data: &[u8], i: usize) -> (usize, usize) {
-    let first = (i * chunk()).min(data.len());
-    let a = memchr::memrchr(b'\n', &data[..first]).map_or(0, |k| k + 1);
-    let b = crate::pipeline::lines::next_line_start(data, ((i + 1) * chunk()).min(data.len()));
+    let (first, end) = chunk_bytes(data, i);
+    let a = crate::pipeline::lines::prev_line_start(data, first);
+    let b = crate::pipeline::lines::next_line_start(data, end);
     (a, b)
+}
+
+/// Chunk `i`'s own bytes.
+fn chunk_bytes(data: &[u8], i: usize) -> (usize, usize) {
+    let first = (i * chunk()).min(data.len());
+    (first, ((i + 1) * chunk()).min(data.len()))
+}
+
+/// The offset chunk `i` reports for its matching line `start..end`: the
+/// line's start, or the chunk's first byte for the line that began before
+/// the chunk; none for a line outside the chunk's bytes ([`chunk_lines`]
+/// may reach past them, to start where a search may begin).
+fn chunk_offset(data: &[u8], i: usize, (start, end): (usize, usize)) -> Option<u64> {
+    let (first, last) = chunk_bytes(data, i);
+    (end > first && start < last).then_some(start.max(first) as u64)
 }
 
 /// [`cpu_chunk`] reading the file with `pread` into a 1 MiB buffer: whole
@@ -741,20 +758,18 @@ fn cpu_chunk_pread<M: Matcher>(
         let region = &buf[..carry + n];
         let base = pos - carry;
         pos += n;
-        // Complete lines only (all of it once the range is read).
+        // Complete lines only (all of it once the range is read), up to
+        // where a search may begin afresh.
         let end = if last {
             region.len()
         } else {
-            memchr::memrchr(b'\n', region).map_or(0, |k| k + 1)
+            crate::pipeline::lines::prev_line_start(region, region.len())
         };
         let lines = &region[..end];
         has_nul |= memchr::memchr(0, lines).is_some();
-        let first = (i * chunk()) as u64;
-        out.extend(
-            crate::pipeline::lines::matching_line_starts(lines, matcher)
-                .into_iter()
-                .map(|ls| ((base + ls) as u64).max(first)),
-        );
+        crate::pipeline::lines::for_each_matching_line(lines, matcher, |s, e| {
+            out.extend(chunk_offset(data, i, (base + s, base + e)));
+        });
         if last {
             break;
         }
@@ -772,14 +787,11 @@ fn cpu_chunk_pread<M: Matcher>(
 fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool) {
     let (a, b) = chunk_lines(data, i);
     let seg = &data[a..b];
-    let hits = crate::pipeline::lines::matching_line_starts(seg, matcher);
-    let first = (i * chunk()) as u64;
-    (
-        hits.into_iter()
-            .map(|ls| ((a + ls) as u64).max(first))
-            .collect(),
-        memchr::memchr(0, seg).is_some(),
-    )
+    let mut hits = Vec::new();
+    crate::pipeline::lines::for_each_matching_line(seg, matcher, |s, e| {
+        hits.extend(chunk_offset(data, i, (a + s, a + e)));
+    });
+    (hits, memchr::memchr(0, seg).is_some())
 }
 
 /// Feeds the device chunks claimed from the shared counter.
