@@ -184,7 +184,7 @@ Register-ArgumentCompleter -Native -CommandName 'gsearch' -ScriptBlock {
             [CompletionResult]::new('--no-trim', '--no-trim', [CompletionResultType]::ParameterName, 'no-trim')
             [CompletionResult]::new('--max-columns-preview', '--max-columns-preview', [CompletionResultType]::ParameterName, 'With -M, print a preview of long lines instead of omitting them')
             [CompletionResult]::new('--no-max-columns-preview', '--no-max-columns-preview', [CompletionResultType]::ParameterName, 'no-max-columns-preview')
-            [CompletionResult]::new('--stop-on-nonmatch', '--stop-on-nonmatch', [CompletionResultType]::ParameterName, 'Stop reading a file at the first non-matching line after a match')
+            [CompletionResult]::new('--stop-on-nonmatch', '--stop-on-nonmatch', [CompletionResultType]::ParameterName, 'Stop reading a file at the first non-matching line after a match (overrides -U, as -U overrides it)')
             [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush output after every line')
             [CompletionResult]::new('--no-line-buffered', '--no-line-buffered', [CompletionResultType]::ParameterName, 'no-line-buffered')
             [CompletionResult]::new('--block-buffered', '--block-buffered', [CompletionResultType]::ParameterName, 'Flush output only when a buffer fills')

@@ -141,7 +141,7 @@ complete -c gsearch -l trim -d 'Trim leading ASCII whitespace from every printed
 complete -c gsearch -l no-trim
 complete -c gsearch -l max-columns-preview -d 'With -M, print a preview of long lines instead of omitting them'
 complete -c gsearch -l no-max-columns-preview
-complete -c gsearch -l stop-on-nonmatch -d 'Stop reading a file at the first non-matching line after a match'
+complete -c gsearch -l stop-on-nonmatch -d 'Stop reading a file at the first non-matching line after a match (overrides -U, as -U overrides it)'
 complete -c gsearch -l line-buffered -d 'Flush output after every line'
 complete -c gsearch -l no-line-buffered
 complete -c gsearch -l block-buffered -d 'Flush output only when a buffer fills'

@@ -82,7 +82,10 @@ fn try_main() -> anyhow::Result<u8> {
     gsearch::sys::trace::mark("flags and pattern files read");
     let pending = Plan::start(&cfg);
     let matched = if !cfg.matches_possible() {
-        pending.finish()?;
+        // ripgrep does not even compile the patterns for `-m 0`.
+        if cfg.max_count != Some(0) {
+            pending.finish()?;
+        }
         false
     } else if let Some(path) = hybrid_candidate(&cfg, pending.literals()) {
         let plan = pending.finish()?;

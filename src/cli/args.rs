@@ -376,7 +376,7 @@ pub struct Cli {
     #[arg(
         short = 'U',
         long,
-        overrides_with = "no_multiline",
+        overrides_with_all = ["no_multiline", "stop_on_nonmatch"],
         help_heading = "Search"
     )]
     pub multiline: bool,
@@ -548,8 +548,9 @@ pub struct Cli {
     pub max_columns_preview: bool,
     #[arg(long, overrides_with = "max_columns_preview", hide = true)]
     pub no_max_columns_preview: bool,
-    /// Stop reading a file at the first non-matching line after a match.
-    #[arg(long, help_heading = "Search")]
+    /// Stop reading a file at the first non-matching line after a match
+    /// (overrides -U, as -U overrides it).
+    #[arg(long, overrides_with = "multiline", help_heading = "Search")]
     pub stop_on_nonmatch: bool,
     /// Color settings, `{type}:{attribute}:{value}` (`{type}:none` clears).
     #[arg(long, value_name = "COLOR_SPEC", action = ArgAction::Append, help_heading = "Output")]

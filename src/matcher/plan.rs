@@ -401,7 +401,9 @@ fn suggest_text(msg: String) -> String {
 }
 
 /// Whether the patterns are a rule set: several regexes (literal lists
-/// have their own finders).
+/// have their own finders), searched line by line with lines ending in
+/// `\n` (what the units' line arithmetic assumes; `-U`, `--crlf` and
+/// `--null-data` take the one regex, as ripgrep does).
 fn is_rule_set(cfg: &Config) -> bool {
     let regexes = || {
         cfg.patterns
@@ -410,6 +412,8 @@ fn is_rule_set(cfg: &Config) -> bool {
             .count()
     };
     !cfg.fixed_strings
+        && !cfg.input.multiline
+        && cfg.out.line_term == LineTerm::Lf
         && cfg.patterns.len() >= RULES_MIN_PATTERNS
         && cfg.patterns.iter().all(|p| !p.contains('\n'))
         && regexes() > 0

@@ -369,6 +369,11 @@ impl RuleSet {
         for &u in &self.always {
             if let Ok(Some(k)) = self.unit(u).find_candidate_line(&w[..end]) {
                 let p = kind_pos(&k);
+                // An empty match after the window's last line terminator
+                // (`^$`) lies on no line of it.
+                if p >= end && w[..end].ends_with(b"\n") {
+                    continue;
+                }
                 end = line_bounds(w, p).1;
                 found = Some(k);
             }
@@ -526,10 +531,15 @@ fn report_bad_rule(
 ) -> anyhow::Result<()> {
     // A rule that does not parse alone may still compile (grep-regex
     // wraps it in a group): the first that fails is reported.
-    // A rule that may match NUL is compiled now too: grep-regex refuses
-    // it unless searching binary files as text, and a rule with factors
-    // is otherwise compiled only where its factors occur.
-    let suspect = |p: &Parsed| p.hir.as_ref().is_none_or(matches_nul);
+    // A rule that may match NUL or the line terminator is compiled now
+    // too: grep-regex refuses the first unless searching binary files as
+    // text, the second unless searching in multiline mode, and a rule with
+    // factors is otherwise compiled only where its factors occur.
+    let suspect = |p: &Parsed| {
+        p.hir
+            .as_ref()
+            .is_none_or(|h| matches_byte(h, 0) || matches_byte(h, b'\n'))
+    };
     for (r, _) in parsed.iter().enumerate().filter(|(_, p)| suspect(p)) {
         rule_error(rules, origins, r, compile)?;
     }
@@ -551,21 +561,21 @@ fn rule_error(
     }
 }
 
-/// Whether `hir` holds a literal with the NUL byte or a class of NUL
-/// alone (what grep-regex refuses).
-fn matches_nul(hir: &Hir) -> bool {
+/// Whether `hir` holds a literal with byte `b` or a class of `b` alone
+/// (what grep-regex refuses for NUL and the line terminator).
+fn matches_byte(hir: &Hir, b: u8) -> bool {
     use regex_syntax::hir::Class;
     match hir.kind() {
-        HirKind::Literal(l) => l.0.contains(&0),
+        HirKind::Literal(l) => l.0.contains(&b),
         HirKind::Class(Class::Unicode(c)) => {
-            matches!(c.ranges(), [r] if r.start() == '\0' && r.end() == '\0')
+            matches!(c.ranges(), [r] if r.start() == char::from(b) && r.end() == char::from(b))
         }
         HirKind::Class(Class::Bytes(c)) => {
-            matches!(c.ranges(), [r] if r.start() == 0 && r.end() == 0)
+            matches!(c.ranges(), [r] if r.start() == b && r.end() == b)
         }
-        HirKind::Repetition(r) => matches_nul(&r.sub),
-        HirKind::Capture(c) => matches_nul(&c.sub),
-        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(matches_nul),
+        HirKind::Repetition(r) => matches_byte(&r.sub, b),
+        HirKind::Capture(c) => matches_byte(&c.sub, b),
+        HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(|h| matches_byte(h, b)),
         _ => false,
     }
 }

@@ -703,7 +703,9 @@ fn tally(text: Text<'_>, offsets: &[u64], matches: bool) -> Tally {
 /// The matches in the matching line `ls..le` of `data` as ripgrep's
 /// summary printer counts them: searched from the line start to its end
 /// without the terminator (earlier bytes visible to look-behind), at
-/// least one.
+/// least one. A match must start before the line's end: at the end of a
+/// last line without a terminator (an empty match at the end of the
+/// file) it is not counted.
 fn line_matches(matcher: &LineMatcher<'_>, data: &[u8], ls: usize, le: usize) -> u64 {
     let end = if data[..le].ends_with(b"\n") {
         le - 1
@@ -711,9 +713,9 @@ fn line_matches(matcher: &LineMatcher<'_>, data: &[u8], ls: usize, le: usize) ->
         le
     };
     let mut n = 0u64;
-    let _ = matcher.find_iter_at(&data[..end], ls, |_| {
-        n += 1;
-        true
+    let _ = matcher.find_iter_at(&data[..end], ls, |m| {
+        n += u64::from(m.start() < le);
+        m.start() < le
     });
     n.max(1)
 }

@@ -64,7 +64,12 @@ pub struct PathFirst<W> {
 impl<W: WriteColor> PathFirst<W> {
     fn write_pending(&mut self) -> io::Result<()> {
         if std::mem::take(&mut self.pending) {
-            write_path(&mut self.inner, &self.color, &self.path, self.after_count)?;
+            write_path(
+                &mut self.inner,
+                &self.color,
+                &self.path,
+                &[self.after_count],
+            )?;
         }
         Ok(())
     }
@@ -76,12 +81,12 @@ fn write_path(
     w: &mut impl WriteColor,
     color: &ColorSpec,
     path: &[u8],
-    after: u8,
+    after: &[u8],
 ) -> io::Result<()> {
     w.set_color(color)?;
     w.write_all(path)?;
     w.reset()?;
-    w.write_all(&[after])
+    w.write_all(after)
 }
 
 impl<W: WriteColor> io::Write for PathFirst<W> {
@@ -317,9 +322,14 @@ impl<W: WriteColor> SummaryPrinter<W> {
         // The path kinds print the path whatever `with_path` says (a
         // single file, standard input), as grep-printer's do.
         if line {
-            let term = self
-                .terminator
-                .unwrap_or(searcher.line_terminator().as_byte());
+            // ripgrep ends the line with the searcher's terminator: `\r\n`
+            // with `--crlf`.
+            let line_term = searcher.line_terminator();
+            let nul = self.terminator.map(|t| [t]);
+            let term = match &nul {
+                Some(t) => &t[..],
+                None => line_term.as_bytes(),
+            };
             write_path(&mut w.inner, &w.color, path, term)?;
         }
         Ok(result)

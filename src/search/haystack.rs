@@ -95,7 +95,7 @@ fn search_read<M: Matcher, W: WriteColor>(
         // A short read is the file's end (`read_full` saw its 0).
         let ended = n < head;
         let nul = memchr::memchr(0, &buf[..n]).is_some();
-        if ended && !nul {
+        if ended && !nul && !reader_differs(cfg) {
             return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
         }
         // Bytes read that hold the NUL the searcher quits at: the rest of
@@ -117,6 +117,15 @@ fn search_read<M: Matcher, W: WriteColor>(
         };
         printer.search(searcher, matcher, path, Input::Reader(&mut rest))
     })
+}
+
+/// Whether grep-searcher answers differently for the same bytes read
+/// than for a slice: an inverted search that stops (`-m`, with after
+/// context: the line it stopped at is printed as a match when read;
+/// `--stop-on-nonmatch`: reading stops at the first matching line).
+/// ripgrep reads the files a walk finds, so these are read too.
+pub fn reader_differs(cfg: &Config) -> bool {
+    cfg.invert && (cfg.max_count.is_some() || cfg.out.stop_on_nonmatch)
 }
 
 /// The first read of a file whose name says it is binary ([`named_binary`]):

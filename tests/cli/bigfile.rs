@@ -106,6 +106,10 @@ fn streamed_and_collected_forms_equal_the_searcher() {
             &["-c", "needle"],
             &["-c", "-H", "e"],
             &["--count-matches", "needle"],
+            // The empty match at the end of a last line without a
+            // terminator is not counted.
+            &["--count-matches", ""],
+            &["--count-matches", "\\b"],
             &["-c", "--include-zero", "absent"],
             &["-n", "-C2", "needle"],
             &["-n", "-A1", "struct"],
