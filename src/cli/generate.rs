@@ -134,7 +134,8 @@ pub const ENVIRONMENT: &[EnvVar] = &[
          bigger files are cut into chunks of this size). Tests set a few bytes so that \
          matches and lines cross batch and chunk boundaries. Lowered to what the device \
          can allocate.",
-        "33554432 (32 MiB)",
+        "33554432 (32 MiB), or 4 MiB for each fill thread where that is more (64 MiB with \
+         16 fill threads)",
     ),
     var(
         "GSEARCH_SLOTS",
@@ -147,7 +148,7 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "GSEARCH_FILL_THREADS",
         Tuning,
         "Threads that copy a big file into staging buffers.",
-        "the number of cores, at most 8",
+        "the number of cores up to 8; beyond 16 cores, half of them, at most 16",
     ),
     var(
         "GSEARCH_KERNEL",
@@ -207,7 +208,8 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         Tests,
         "Bytes per chunk of the queue that CPU threads and the device share when auto \
          searches one big file with both.",
-        "33554432 (32 MiB)",
+        "33554432 (32 MiB), or 4 MiB for each fill thread where that is more (64 MiB with \
+         16 fill threads)",
     ),
     var(
         "GSEARCH_SEGMENT",

@@ -43,7 +43,14 @@ use super::kernels::KernelKind;
 /// Default batch (staging buffer) size. Pinned memory costs about 0.35 ms
 /// per MiB to allocate on an H100 host (and as much again to free), while
 /// batches of 32 MiB stream as fast as 64 MiB ones (H100, 8 GiB file).
+/// More fill threads take bigger batches: see [`default_batch_bytes`].
 pub const DEFAULT_BATCH_BYTES: usize = 32 << 20;
+
+/// The batch size: [`DEFAULT_BATCH_BYTES`], or a piece for each fill
+/// thread where there are more (`sys::fill_threads`: 64 MiB on 32 cores).
+pub fn default_batch_bytes() -> usize {
+    DEFAULT_BATCH_BYTES.max(crate::sys::fill_threads() * crate::sys::FILL_PIECE)
+}
 /// Default number of rotating staging slots (>= 3 keeps two batches in
 /// flight while one is filled).
 pub const DEFAULT_SLOTS: usize = 3;
@@ -79,7 +86,7 @@ impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
             kernel: None,
-            batch_bytes: DEFAULT_BATCH_BYTES,
+            batch_bytes: default_batch_bytes(),
             slots: DEFAULT_SLOTS,
             fault: None,
             cache: ProgramCache::default_location(),

@@ -13,14 +13,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
-/// Bytes below which a read is not split.
-const PIECE: usize = 4 << 20;
-
-/// Threads that fill staging buffers: up to 8 (`GSEARCH_FILL_THREADS`
-/// overrides, for benchmarks).
-pub(crate) fn fill_threads() -> usize {
-    crate::sys::env_count("GSEARCH_FILL_THREADS").unwrap_or_else(|| crate::sys::cores().min(8))
-}
+use crate::sys::{FILL_PIECE as PIECE, fill_threads};
 
 /// What one piece's reader answers: the piece's index, the bytes read, the
 /// error that stopped it, whether a NUL was seen.

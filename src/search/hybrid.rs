@@ -441,9 +441,7 @@ fn cpu_workers(
     // buffers with `fill_threads` threads; that many CPU workers step
     // back so the copies are not starved of cores, if the device searches
     // more than they would (`Shared::device_worth_cores`).
-    let keep = threads
-        .saturating_sub(crate::pipeline::fill::fill_threads())
-        .max(1);
+    let keep = threads.saturating_sub(crate::sys::fill_threads()).max(1);
     let yielders = threads - keep;
     std::thread::scope(|s| {
         for w in 0..threads {

@@ -38,6 +38,19 @@ pub fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// Bytes below which a staging fill's read is not split among threads.
+pub const FILL_PIECE: usize = 4 << 20;
+
+/// Threads that fill a device's staging buffers (`GSEARCH_FILL_THREADS`
+/// overrides): the cores up to 8, and half the cores up to 16 beyond
+/// that. One H200 on a 16-core host streamed as fast with 16 as with 8
+/// (`bench/results/2026-11-27-h200-fill-study.md`); on a 32-core host, 16
+/// threads filling 64 MiB batches took one GPU's stream of 32.3 GB from 29
+/// to 37-41 GB/s (`2026-11-27-h200x2-fill-32-cores.md`).
+pub fn fill_threads() -> usize {
+    env_count("GSEARCH_FILL_THREADS").unwrap_or_else(|| (cores() / 2).max(cores().min(8)).min(16))
+}
+
 /// Jobs that share the cores at the moment (big files finishing beside a
 /// device stream, each holding a [`CoreShare`]).
 static SHARING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
