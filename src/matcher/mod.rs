@@ -5,6 +5,7 @@
 
 pub mod behind;
 pub mod line;
+pub mod lines;
 pub mod offsets;
 pub mod plan;
 pub mod regex;

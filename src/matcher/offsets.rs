@@ -11,9 +11,8 @@ use std::cell::Cell;
 
 use grep_matcher::{ByteSet, LineMatchKind, Matcher, NoError};
 
-use crate::matcher::line::line_is_match_in;
-
 use crate::matcher::line::LineMatcher;
+use crate::matcher::lines::{line_bounds, line_is_match_in};
 use crate::matcher::wrap::{Wrapped, Wrapper};
 
 /// Candidate lines from precomputed offsets into one slice.
@@ -27,7 +26,7 @@ pub struct Offsets<'a, M> {
     /// The offsets are starts of lines known to match.
     confirmed: bool,
     /// A line's answer can depend on whether the line before it was
-    /// reported (`pipeline::lines::reads_before`): candidates are then
+    /// reported (`matcher::lines::reads_before`): candidates are then
     /// decided here, in order, instead of alone by the searcher.
     context: bool,
     /// Where the last line reported here ends (decided with `context`).
@@ -118,15 +117,6 @@ impl<M: Matcher<Error = NoError>> Wrapper for Offsets<'_, M> {
         }
         Ok(None)
     }
-}
-
-/// The start and end (past its `\n`) of the line of `hay` holding `at`.
-fn line_bounds(hay: &[u8], at: usize) -> (usize, usize) {
-    let ls = memchr::memrchr(b'\n', &hay[..at]).map_or(0, |k| k + 1);
-    (
-        ls,
-        memchr::memchr(b'\n', &hay[at..]).map_or(hay.len(), |k| at + k + 1),
-    )
 }
 
 #[cfg(test)]

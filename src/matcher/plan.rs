@@ -65,7 +65,7 @@ pub struct Plan {
     /// `matcher` is then unused.
     pub rules: Option<RuleSet>,
     /// A line's answer can depend on the bytes before it (Unicode half
-    /// word boundaries, as `-w` adds: see `pipeline::lines::reads_before`).
+    /// word boundaries, as `-w` adds: see `matcher::lines::reads_before`).
     pub line_context: bool,
 }
 

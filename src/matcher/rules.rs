@@ -28,6 +28,7 @@ use grep_regex::RegexMatcher;
 use regex_syntax::hir::{Hir, HirKind};
 
 use crate::cli::config::PatternOrigins;
+use crate::matcher::lines::line_bounds;
 
 /// How many factor-less rules share one matcher.
 pub const GROUP: usize = 16;
@@ -511,14 +512,6 @@ pub(crate) fn iter_matches<E>(
         }
     }
     Ok(())
-}
-
-/// The line holding `pos`: its start and its end (after its terminator).
-fn line_bounds(hay: &[u8], pos: usize) -> (usize, usize) {
-    let pos = pos.min(hay.len());
-    let start = memchr::memrchr(b'\n', &hay[..pos]).map_or(0, |k| k + 1);
-    let end = memchr::memchr(b'\n', &hay[pos..]).map_or(hay.len(), |k| pos + k + 1);
-    (start, end)
 }
 
 /// The first rule that does not parse, reported with where it came from

@@ -18,7 +18,7 @@ use grep_matcher::Matcher;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
-use crate::matcher::line::line_is_match;
+use crate::matcher::lines::line_is_match;
 use crate::pipeline::lines::line_end;
 use crate::sys::guard::{GuardedMap, Releaser};
 
@@ -455,7 +455,7 @@ impl<'a> Text<'a> {
     /// Whether a candidate line at `offsets` must be decided in order,
     /// which the parallel paths here do not do: its answer depends on
     /// whether the line before it was reported (see
-    /// [`reads_before`](crate::matcher::line::reads_before)). ripgrep's
+    /// [`reads_before`](crate::matcher::lines::reads_before)). ripgrep's
     /// searcher over an [`OffsetMatcher`](crate::matcher::offsets::OffsetMatcher)
     /// decides such lines.
     pub fn needs_order(&self, offsets: &[u64]) -> bool {
@@ -465,7 +465,7 @@ impl<'a> Text<'a> {
             && offsets.iter().any(|&o| {
                 let o = (o as usize).min(data.len());
                 let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
-                crate::matcher::line::reads_before(data, ls)
+                crate::matcher::lines::reads_before(data, ls)
             })
     }
 }

@@ -4,14 +4,14 @@
 
 use grep_matcher::Matcher;
 
-use crate::matcher::line::{line_is_match, line_is_match_in, reads_before};
+use crate::matcher::lines::{line_is_match, line_is_match_in, reads_before};
 
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
 use crate::sys::guard::GuardedMap;
 
 /// The first line start at or after `at` (or the end of `data`) where a
-/// search may begin afresh: one whose line does not [`reads_before`](crate::matcher::line::reads_before). The
+/// search may begin afresh: one whose line does not [`reads_before`](crate::matcher::lines::reads_before). The
 /// paths that cut a file among threads cut there, so each piece answers
 /// what one search of the whole file answers.
 pub fn next_line_start(data: &[u8], at: usize) -> usize {
@@ -27,7 +27,7 @@ pub fn next_line_start(data: &[u8], at: usize) -> usize {
 }
 
 /// The start of the line holding `at`, moved back over lines that
-/// [`reads_before`](crate::matcher::line::reads_before): where a search that must see that line may begin.
+/// [`reads_before`](crate::matcher::lines::reads_before): where a search that must see that line may begin.
 pub fn prev_line_start(data: &[u8], at: usize) -> usize {
     let mut s = memchr::memrchr(b'\n', &data[..at]).map_or(0, |k| k + 1);
     while reads_before(data, s) {

@@ -421,7 +421,7 @@ mod tests {
         let mut out = Vec::new();
         let mut start = 0;
         for line in data.split_inclusive(|&b| b == b'\n') {
-            if crate::matcher::line::line_is_match(m, line) {
+            if crate::matcher::lines::line_is_match(m, line) {
                 out.push(start as u64);
             }
             start += line.len();
