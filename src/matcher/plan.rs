@@ -448,7 +448,7 @@ pub fn pattern_factors(pattern: &str, case_insensitive: bool) -> Option<Vec<Vec<
 /// Whether a line's answer can depend on the bytes before it: Unicode half
 /// word boundaries, which `-w` adds (ripgrep's word matcher) and a pattern
 /// may spell out (`\b{start-half}`).
-fn line_context(cfg: &Config) -> bool {
+pub fn line_context(cfg: &Config) -> bool {
     (cfg.boundary == Boundary::Word && !cfg.out.no_unicode)
         || cfg.patterns.iter().any(|p| p.contains("start-half"))
 }

@@ -95,7 +95,7 @@ fn search_read<M: Matcher, W: WriteColor>(
         // A short read is the file's end (`read_full` saw its 0).
         let ended = n < head;
         let nul = memchr::memchr(0, &buf[..n]).is_some();
-        if ended && !nul && !reader_differs(cfg) {
+        if ended && !nul && !reader_differs(cfg, &buf[..n]) {
             return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
         }
         // Bytes read that hold the NUL the searcher quits at: the rest of
@@ -119,13 +119,20 @@ fn search_read<M: Matcher, W: WriteColor>(
     })
 }
 
-/// Whether grep-searcher answers differently for the same bytes read
-/// than for a slice: an inverted search that stops (`-m`, with after
-/// context: the line it stopped at is printed as a match when read;
-/// `--stop-on-nonmatch`: reading stops at the first matching line).
-/// ripgrep reads the files a walk finds, so these are read too.
-pub fn reader_differs(cfg: &Config) -> bool {
+/// Whether grep-searcher can answer differently for `bytes` read than for
+/// the same bytes as a slice, so a file a walk finds (which ripgrep reads)
+/// must be read: an inverted search that stops (`-m`, with after context:
+/// the line it stopped at is printed as a match when read;
+/// `--stop-on-nonmatch`: reading stops at the first matching line), or a
+/// line whose answer needs the line before it
+/// (`matcher::lines::reads_before`), which a read may begin a buffer with
+/// (the 3-byte sniff, each refill).
+pub fn reader_differs(cfg: &Config, bytes: &[u8]) -> bool {
+    let opens_mid_char = || {
+        memchr::memchr_iter(b'\n', bytes).any(|i| crate::matcher::lines::reads_before(bytes, i + 1))
+    };
     cfg.invert && (cfg.max_count.is_some() || cfg.out.stop_on_nonmatch)
+        || crate::matcher::plan::line_context(cfg) && opens_mid_char()
 }
 
 /// The first read of a file whose name says it is binary ([`named_binary`]):

@@ -310,7 +310,8 @@ impl Prep<'_> {
     ) -> (io::Result<SearchResult>, bool) {
         desk.searcher
             .set_binary_detection(binary_detection(self.cfg, hay.explicit));
-        let reads_differ = !self.cfg.use_mmap && crate::search::haystack::reader_differs(self.cfg);
+        let reads_differ =
+            !self.cfg.use_mmap && crate::search::haystack::reader_differs(self.cfg, data);
         if has_nul || reads_differ {
             // Exactly what the CPU engine would do with these bytes.
             let input = if self.cfg.use_mmap {

@@ -369,3 +369,18 @@ gstest!(
         eqnice!("d/f.txt:1:a\n", s.stdout());
     }
 );
+
+// ripgrep reads the files a walk finds (it maps only files named on the
+// command line), and its first read is 3 bytes (the byte-order mark
+// sniff): a buffer then begins with the line after `x\n`, so `-w` sees no
+// word start after its continuation byte. Such a file is read here too.
+gstest!(word_after_a_read_boundary, |dir: Dir, cmd: TestCommand| {
+    dir.create_dir("d");
+    dir.create_bytes("d/w.txt", b"x\n\x80a\n");
+    let mut cmd = cmd;
+    cmd.small_batches().args(["-w", "ab?c?", "d"]);
+    cmd.expect_code(1);
+    let mut named = dir.command();
+    named.small_batches().args(["-w", "ab?c?", "d/w.txt"]);
+    assert_eq!(named.expect_code(0).stdout, b"\x80a\n");
+});
