@@ -11,30 +11,40 @@ use crate::pipeline::readahead::ReadAhead;
 use crate::sys::guard::GuardedMap;
 
 /// The first line start at or after `at` (or the end of `data`) where a
-/// search may begin afresh: one whose line does not [`reads_before`](crate::matcher::lines::reads_before). The
-/// paths that cut a file among threads cut there, so each piece answers
-/// what one search of the whole file answers.
+/// search may begin afresh: one whose line does not
+/// [`reads_before`](crate::matcher::lines::reads_before), within
+/// [`CUT_REACH`]. The paths that cut a file among threads cut there, so
+/// each piece answers what one search of the whole file answers.
 pub fn next_line_start(data: &[u8], at: usize) -> usize {
     let mut s = if at == 0 || at >= data.len() || data[at - 1] == b'\n' {
         at.min(data.len())
     } else {
         line_end(data, at)
     };
-    while s < data.len() && reads_before(data, s) {
+    let first = s;
+    while s < data.len() && reads_before(data, s) && s - first < CUT_REACH {
         s = line_end(data, s);
     }
     s
 }
 
 /// The start of the line holding `at`, moved back over lines that
-/// [`reads_before`](crate::matcher::lines::reads_before): where a search that must see that line may begin.
+/// [`reads_before`](crate::matcher::lines::reads_before) (within
+/// [`CUT_REACH`]): where a search that must see that line may begin.
 pub fn prev_line_start(data: &[u8], at: usize) -> usize {
     let mut s = memchr::memrchr(b'\n', &data[..at]).map_or(0, |k| k + 1);
-    while reads_before(data, s) {
+    let first = s;
+    while reads_before(data, s) && first - s < CUT_REACH {
         s = memchr::memrchr(b'\n', &data[..s - 1]).map_or(0, |k| k + 1);
     }
     s
 }
+
+/// How far a cut moves over lines that open with a continuation byte: in
+/// a file made of such lines (`-a` on binary data, Latin-1 text) the
+/// pieces stay bounded, and only a run of them this long could answer
+/// differently from one search of the file.
+pub const CUT_REACH: usize = 1 << 20;
 
 /// Where the line holding offset `s` ends (after its `\n`, or the end of
 /// `data`).
