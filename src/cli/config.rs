@@ -61,6 +61,10 @@ pub struct Config {
     pub fixed_strings: bool,
     pub case: CaseMode,
     pub boundary: Boundary,
+    /// A line's answer can depend on the bytes before it: Unicode half word
+    /// boundaries, which `-w` adds (ripgrep's word matcher) and a pattern
+    /// may spell out (`\b{start-half}`); see `matcher::lines::reads_before`.
+    pub line_context: bool,
     pub invert: bool,
     pub max_count: Option<u64>,
     pub mode: OutputMode,
@@ -154,12 +158,16 @@ impl Config {
         let use_mmap =
             !cli.no_mmap && (cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file())));
         let input = InputOptions::from_cli(&cli)?;
+        let boundary = boundary(&cli);
+        let line_context = (boundary == Boundary::Word && !out.no_unicode)
+            || patterns.iter().any(|p| p.contains("start-half"));
         Ok(Config {
             patterns,
             pattern_origins,
             fixed_strings: cli.fixed_strings,
             case: case_mode(&cli),
-            boundary: boundary(&cli),
+            boundary,
+            line_context,
             invert: cli.invert_match,
             max_count: cli.max_count,
             mode,

@@ -64,8 +64,8 @@ pub struct Plan {
     /// The patterns as a rule set, compiled in units (`matcher::rules`);
     /// `matcher` is then unused.
     pub rules: Option<RuleSet>,
-    /// A line's answer can depend on the bytes before it (Unicode half
-    /// word boundaries, as `-w` adds: see `matcher::lines::reads_before`).
+    /// A line's answer can depend on the bytes before it
+    /// (`Config::line_context`).
     pub line_context: bool,
 }
 
@@ -185,7 +185,7 @@ impl Plan {
             exact_lines,
             hashed,
             rules: None,
-            line_context: line_context(cfg),
+            line_context: cfg.line_context,
         }
     }
 
@@ -225,7 +225,7 @@ impl Plan {
             exact_lines: false,
             hashed: Background::Done(None),
             rules: Some(rules),
-            line_context: line_context(cfg),
+            line_context: cfg.line_context,
         }
     }
 
@@ -443,14 +443,6 @@ fn parse_rule(pattern: &str, case_insensitive: bool) -> Parsed {
 /// The device's near groups search for them (`engine::dfa_table`).
 pub fn pattern_factors(pattern: &str, case_insensitive: bool) -> Option<Vec<Vec<u8>>> {
     parse_rule(pattern, case_insensitive).factors
-}
-
-/// Whether a line's answer can depend on the bytes before it: Unicode half
-/// word boundaries, which `-w` adds (ripgrep's word matcher) and a pattern
-/// may spell out (`\b{start-half}`).
-pub fn line_context(cfg: &Config) -> bool {
-    (cfg.boundary == Boundary::Word && !cfg.out.no_unicode)
-        || cfg.patterns.iter().any(|p| p.contains("start-half"))
 }
 
 /// Whether the patterns are searched without regard to case, decided as

@@ -19,6 +19,7 @@ use grep_matcher::Matcher;
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
 use crate::matcher::lines::line_is_match;
+use crate::matcher::plan::Plan;
 use crate::pipeline::lines::line_end;
 use crate::sys::guard::{GuardedMap, Releaser};
 
@@ -448,6 +449,17 @@ pub struct Text<'a> {
 }
 
 impl<'a> Text<'a> {
+    /// `data` (the map `map`, if mapped) with the plan's candidate lines:
+    /// confirmed by its matcher unless they are exact.
+    pub fn of_plan(plan: &'a Plan, data: &'a [u8], map: Option<&'a GuardedMap>) -> Text<'a> {
+        Text {
+            data,
+            map,
+            matcher: plan.line_matcher(),
+            confirm: !plan.exact_lines,
+        }
+    }
+
     fn confirmer(&self) -> Option<&LineMatcher<'a>> {
         self.confirm.then_some(&self.matcher)
     }

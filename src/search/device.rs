@@ -650,12 +650,7 @@ impl<'a, 's> Finisher<'a, 's> {
             .then(|| {
                 // Counts or numbered lines by every core, no single-threaded
                 // rescan of the file.
-                let text = crate::output::plain::Text {
-                    data,
-                    map: map.as_ref(),
-                    matcher: self.plan.line_matcher(),
-                    confirm: !self.plan.exact_lines,
-                };
+                let text = crate::output::plain::Text::of_plan(self.plan, data, map.as_ref());
                 let w = self.desk.printer.get_mut();
                 crate::output::plain::try_print(self.cfg, &hay.path, text, &big.offsets, w)
             })
@@ -682,12 +677,7 @@ impl<'a, 's> Finisher<'a, 's> {
         map: Option<&crate::sys::guard::GuardedMap>,
         big: &BigOffsets,
     ) -> Option<io::Result<SearchResult>> {
-        let text = crate::output::plain::Text {
-            data,
-            map,
-            matcher: self.plan.line_matcher(),
-            confirm: !self.plan.exact_lines,
-        };
+        let text = crate::output::plain::Text::of_plan(self.plan, data, map);
         let usable = big.numbered
             && big.numbers.len() == big.offsets.len()
             && !big.has_nul

@@ -132,7 +132,7 @@ pub fn reader_differs(cfg: &Config, bytes: &[u8]) -> bool {
         memchr::memchr_iter(b'\n', bytes).any(|i| crate::matcher::lines::reads_before(bytes, i + 1))
     };
     cfg.invert && (cfg.max_count.is_some() || cfg.out.stop_on_nonmatch)
-        || crate::matcher::plan::line_context(cfg) && opens_mid_char()
+        || cfg.line_context && opens_mid_char()
 }
 
 /// The first read of a file whose name says it is binary ([`named_binary`]):

@@ -556,12 +556,7 @@ fn print_lines<W: WriteColor>(
     if nul {
         return printer.search(&mut srch, plan.line_matcher(), path, Input::Slice(data));
     }
-    let text = crate::output::plain::Text {
-        data,
-        map: Some(map),
-        matcher: plan.line_matcher(),
-        confirm: !plan.exact_lines,
-    };
+    let text = crate::output::plain::Text::of_plan(plan, data, Some(map));
     if let Some(r) = crate::output::plain::try_print(cfg, path, text, offsets, printer.get_mut()) {
         return r;
     }
