@@ -213,6 +213,7 @@ impl Plan {
         let rules =
             RuleSet::new(&cfg.patterns, &cfg.pattern_origins, parsed, compile).map(|mut r| {
                 r.unicode_words |= cfg.boundary == Boundary::Word;
+                r.reads_before = cfg.line_context;
                 r.info.compile = started.elapsed();
                 r
             });

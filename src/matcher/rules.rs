@@ -28,7 +28,7 @@ use grep_regex::RegexMatcher;
 use regex_syntax::hir::{Hir, HirKind};
 
 use crate::cli::config::PatternOrigins;
-use crate::matcher::lines::line_bounds;
+use crate::matcher::lines::{line_bounds, reads_before};
 
 /// How many factor-less rules share one matcher.
 pub const GROUP: usize = 16;
@@ -67,6 +67,11 @@ pub struct RuleSet {
     /// haystack to the PikeVM: lines with non-ASCII bytes are then
     /// searched one by one.
     pub unicode_words: bool,
+    /// A line's answer can depend on the line before it (the plan's
+    /// `line_context`): see [`RuleSet::seen_after_a_line`].
+    pub reads_before: bool,
+    /// See [`RuleSet::searches_on`].
+    searches_on: OnceLock<bool>,
     compile: Box<Compile>,
     /// What `--stats` reports.
     pub info: RuleInfo,
@@ -153,6 +158,8 @@ impl RuleSet {
             captures,
             line_terminated,
             unicode_words,
+            reads_before: false,
+            searches_on: OnceLock::new(),
             compile,
             info,
         })
@@ -167,6 +174,43 @@ impl RuleSet {
             (self.compile)(&self.patterns(rules)).unwrap_or_else(|e| {
                 crate::err_message!("{}: {e}", self.origins.name(rules[0]));
                 std::process::exit(2)
+            })
+        })
+    }
+
+    /// Whether the line `buf[from..to]`, which follows a line of `buf`
+    /// and did not match alone, matches as ripgrep's searcher decides it
+    /// with the alternation of all the rules. That searcher may look for
+    /// the next match from the end of the last line it examined, and then
+    /// sees the `\n` before this line, which can change a Unicode half word
+    /// boundary's answer at a line opening with a continuation byte (see
+    /// `matcher::lines::reads_before`). The units answer in view of the
+    /// `\n`; whether ripgrep looks so is [`RuleSet::searches_on`].
+    fn seen_after_a_line(&self, buf: &[u8], from: usize, to: usize) -> bool {
+        if !self.reads_before || !reads_before(buf, from) {
+            return false;
+        }
+        let hay = &buf[from - 1..line_bounds(buf, from).1.min(to)];
+        let body = hay.strip_suffix(b"\n").unwrap_or(hay);
+        self.is_match_at(body, 1).unwrap_or(false) && self.searches_on(hay)
+    }
+
+    /// Whether ripgrep's searcher, with the alternation of all the rules,
+    /// searches on from the last line it examined (grep-regex found the
+    /// alternation no fast line regex of inner literals, and answers
+    /// `Confirmed`) rather than confirming candidate lines alone. Only the
+    /// alternation can say: it is compiled once, the first time a line
+    /// `hay` (its `\n` before it) matches in view of the `\n` and not
+    /// alone (200 rules with `-w`: 20 ms). `false` when it does not
+    /// compile (ripgrep stops there).
+    fn searches_on(&self, hay: &[u8]) -> bool {
+        *self.searches_on.get_or_init(|| {
+            let all: Vec<usize> = (0..self.rules.len()).collect();
+            (self.compile)(&self.patterns(&all)).is_ok_and(|m| {
+                matches!(
+                    m.find_candidate_line(hay),
+                    Ok(Some(LineMatchKind::Confirmed(_)))
+                )
             })
         })
     }
@@ -833,7 +877,10 @@ impl Matcher for RuleSet {
             let to = self.window_end(buf, from);
             // An empty match at a window's end (`^` after its last line
             // terminator) is the next window's business.
-            let found = self.candidate_in(&buf[from..to]);
+            let found = self.candidate_in(&buf[from..to]).or_else(|| {
+                self.seen_after_a_line(buf, from, to)
+                    .then_some(LineMatchKind::Confirmed(0))
+            });
             let inside = |k: &LineMatchKind| to == buf.len() || kind_pos(k) < to - from;
             if let Some(k) = found.filter(inside) {
                 return Ok(Some(match k {

@@ -211,164 +211,95 @@ fn mid_character_line(i: usize, prev: Option<bool>) -> (&'static [u8], bool) {
 // the file (the device path confirmed such lines alone and lost them).
 gstest!(
     word_after_a_line_not_reported,
+    |dir: Dir, _cmd: TestCommand| {
+        words_after_lines_not_reported(&dir, &["-w", "(?i)[ab]"]);
+    }
+);
+
+// The same with a rule set whose alternation has no inner literals for
+// grep-regex's fast line regex (`[a-z]+\d`): ripgrep's searcher then
+// searches on from the last line it examined, as for one regex, so the
+// rule set decides such lines with the `\n` before them in view too (it
+// decided each line alone, and lost them).
+gstest!(
+    rule_set_word_after_a_line_not_reported,
+    |dir: Dir, _cmd: TestCommand| {
+        let rules = ["-w", "-e", "(?i)[ab]", "-e", "[a-z]+\\d", "-e", "q[0-9]+x"];
+        words_after_lines_not_reported(&dir, &rules);
+    }
+);
+
+// A rule set whose alternation has a fast line regex (every rule holds a
+// literal): ripgrep confirms each candidate line alone, and so does the
+// rule set. With `[a-z]+\d` in place of `foo\d` it sees the `\n`.
+gstest!(
+    rule_set_lines_alone_with_a_fast_line_regex,
     |dir: Dir, cmd: TestCommand| {
-        let (mut text, mut want_n, mut prev) = (Vec::new(), Vec::new(), None);
-        for i in 0..6000 {
-            let (line, matched) = mid_character_line(i, prev);
-            text.extend_from_slice(line);
-            if matched {
-                want_n.extend_from_slice(format!("{}:", i + 1).as_bytes());
-                want_n.extend_from_slice(line);
-            }
-            prev = Some(matched);
+        dir.create_bytes("w.txt", b"zzz\n\x80walking\n");
+        let rules =
+            |r: &str| ["-w", "-e", "walking", "-e", r, "-e", "q[0-9]+x", "w.txt"].map(String::from);
+        let mut cmd = cmd;
+        cmd.small_batches().args(rules("foo\\d"));
+        cmd.expect_code(1);
+        let mut seen = dir.command();
+        seen.small_batches().args(rules("[a-z]+\\d"));
+        assert_eq!(seen.expect_code(0).stdout, b"\x80walking\n");
+    }
+);
+
+/// [`word_after_a_line_not_reported`] with the patterns `pats` (which must
+/// match as `-w '(?i)[ab]'` does on [`mid_character_line`]'s lines).
+fn words_after_lines_not_reported(dir: &Dir, pats: &[&str]) {
+    let (mut text, mut want_n, mut prev) = (Vec::new(), Vec::new(), None);
+    for i in 0..6000 {
+        let (line, matched) = mid_character_line(i, prev);
+        text.extend_from_slice(line);
+        if matched {
+            want_n.extend_from_slice(format!("{}:", i + 1).as_bytes());
+            want_n.extend_from_slice(line);
         }
-        dir.create_bytes("t.txt", &text);
-        let count = want_n.iter().filter(|&&b| b == b'\n').count();
-        let hybrid = [
-            ("GSEARCH_ENGINE", "auto"),
-            ("GSEARCH_AUTO_MIN_BYTES", "1"),
-            ("GSEARCH_DEVICE_STARTUP_MS", "0"),
-            ("GSEARCH_HYBRID_CHUNK", "4096"),
+        prev = Some(matched);
+    }
+    dir.create_bytes("t.txt", &text);
+    let count = want_n.iter().filter(|&&b| b == b'\n').count();
+    let hybrid = [
+        ("GSEARCH_ENGINE", "auto"),
+        ("GSEARCH_AUTO_MIN_BYTES", "1"),
+        ("GSEARCH_DEVICE_STARTUP_MS", "0"),
+        ("GSEARCH_HYBRID_CHUNK", "4096"),
+        ("GSEARCH_BIGFILE_MIN_BYTES", "1"),
+    ];
+    let mut runs: Vec<Vec<(&str, &str)>> = vec![
+        vec![],
+        vec![
             ("GSEARCH_BIGFILE_MIN_BYTES", "1"),
-        ];
-        let mut runs: Vec<Vec<(&str, &str)>> = vec![
-            vec![],
-            vec![
-                ("GSEARCH_BIGFILE_MIN_BYTES", "1"),
-                ("GSEARCH_SEGMENT", "97"),
-            ],
-        ];
-        if dir.engine() == crate::util::Engine::OpenCl {
-            runs.push(hybrid.to_vec());
-        }
-        for env in runs {
-            for (args, want) in [
-                (&["-n", "-w", "(?i)[ab]", "t.txt"][..], want_n.clone()),
-                (
-                    &["-c", "-w", "(?i)[ab]", "t.txt"][..],
-                    format!("{count}\n").into_bytes(),
-                ),
-            ] {
-                let mut c = dir.command();
-                c.small_batches().args(args);
-                for (k, v) in &env {
-                    c.raw().env(k, v);
-                }
-                let got = c.expect_code(0).stdout;
-                crate::util::assert_eq_nice(&want, &got, &format!("{args:?} {env:?}"));
+            ("GSEARCH_SEGMENT", "97"),
+        ],
+    ];
+    if dir.engine() == crate::util::Engine::OpenCl {
+        runs.push(hybrid.to_vec());
+    }
+    for env in runs {
+        for (flag, want) in [
+            ("-n", want_n.clone()),
+            ("-c", format!("{count}\n").into_bytes()),
+        ] {
+            let mut c = dir.command();
+            let args: Vec<&str> = [flag]
+                .iter()
+                .chain(pats)
+                .chain(&["t.txt"])
+                .copied()
+                .collect();
+            c.small_batches().args(&args);
+            for (k, v) in &env {
+                c.raw().env(k, v);
             }
+            let got = c.expect_code(0).stdout;
+            crate::util::assert_eq_nice(&want, &got, &format!("{args:?} {env:?}"));
         }
-        drop(cmd);
     }
-);
-
-// Found by random runs against ripgrep 15 (each was wrong on every engine).
-
-// A rule set whose units each search the window: an empty match after
-// the last line terminator of a window cut at an earlier unit's line
-// (`^$`) took that line's place (16 one-letter rules fill a unit).
-gstest!(
-    rule_units_empty_match_past_the_window,
-    |dir: Dir, cmd: TestCommand| {
-        let letters: String = ('a'..='p').map(|c| format!("{c}\n")).collect();
-        dir.create("pats", &format!("{letters}^$\n"));
-        dir.create("f.txt", "a\n\nb\np\n");
-        cmd.small_batches().args(["-n", "-f", "pats", "f.txt"]);
-        eqnice!("1:a\n2:\n3:b\n4:p\n", cmd.stdout());
-        dir.create(
-            "w",
-            "q0\nq1\nq2\nq3\nq4\nq5\nq6\n.\nq8\nq9\nQ\nj\n}\nw\n()+\n^\n",
-        );
-        dir.create("l.txt", "l\n");
-        let mut cmd = dir.command();
-        cmd.small_batches().args(["-w", "-f", "w", "l.txt"]);
-        eqnice!("l\n", cmd.stdout());
-    }
-);
-
-// Rule sets are line by line with `\n`: `--crlf`, `--null-data` and `-U`
-// take the one regex, and a rule holding a literal `\n` is refused
-// without `-U` (the rule set never compiled it: its factor never occurs).
-gstest!(
-    rule_sets_leave_other_terminators_to_the_regex,
-    |dir: Dir, cmd: TestCommand| {
-        dir.create("e.txt", "ab\r\nxo\r\n");
-        let pats = ["-e", "a", "-e", "b", "-e", "c|d"];
-        let mut cmd = cmd;
-        cmd.args(["--crlf"]).args(pats).arg("e.txt");
-        eqnice!("ab\r\n", cmd.stdout());
-        let mut z = dir.command();
-        z.args(["--null-data"]).args(pats).arg("e.txt");
-        eqnice!("ab\r\nxo\r\n\0", z.stdout());
-        dir.create("xy.txt", "x\ny\nq\n");
-        let mut u = dir.command();
-        u.args(["-U", "-e", r"x\ny", "-e", "a", "-e", "b", "xy.txt"]);
-        eqnice!("x\ny\n", u.stdout());
-        let mut nl = dir.command();
-        nl.args(["-e", "()", "-e", r"o\nb", "-e", "", "xy.txt"]);
-        let err = String::from_utf8(nl.expect_code(2).stderr).unwrap();
-        assert!(err.contains(r#"the literal "\n" is not allowed"#), "{err}");
-    }
-);
-
-// `-l` and `--files-without-match` end a path with the searcher's line
-// terminator: `\r\n` with `--crlf`.
-gstest!(crlf_paths_end_in_crlf, |dir: Dir, cmd: TestCommand| {
-    dir.create("d.txt", "d\n");
-    let mut cmd = cmd;
-    cmd.args(["-l", "--crlf", "d", "d.txt"]);
-    eqnice!("d.txt\r\n", cmd.stdout());
-    let mut w = dir.command();
-    w.args(["--files-without-match", "--crlf", "zzz", "d.txt"]);
-    eqnice!("d.txt\r\n", w.stdout());
-});
-
-// `-m 0` searches nothing and compiles nothing: a bad pattern is no error.
-gstest!(
-    max_count_zero_compiles_nothing,
-    |dir: Dir, cmd: TestCommand| {
-        dir.create("f.txt", "x\n");
-        let mut cmd = cmd;
-        cmd.args(["-m", "0", "(", "f.txt"]);
-        let out = cmd.expect_code(1);
-        assert!(out.stdout.is_empty() && out.stderr.is_empty());
-    }
-);
-
-// `--stop-on-nonmatch` and `-U` override each other: the later wins.
-gstest!(
-    stop_on_nonmatch_and_multiline_override,
-    |dir: Dir, cmd: TestCommand| {
-        dir.create("s.txt", "a b\nc\nd e\n");
-        let mut cmd = cmd;
-        cmd.args(["-U", "--stop-on-nonmatch", r"\w\s\w", "s.txt"]);
-        eqnice!("a b\n", cmd.stdout());
-        let mut u = dir.command();
-        u.args(["--stop-on-nonmatch", "-U", r"\w\s\w", "s.txt"]);
-        eqnice!("a b\nc\nd e\n", u.stdout());
-    }
-);
-
-// An inverted search that stops (`-m` with after context,
-// `--stop-on-nonmatch`) answers differently when its file is read than
-// when it is mapped; ripgrep reads the files a walk finds.
-gstest!(
-    inverted_stops_on_read_files,
-    |dir: Dir, cmd: TestCommand| {
-        dir.create_dir("d");
-        dir.create("d/f.txt", "a\nt\nb\n");
-        let mut cmd = cmd;
-        cmd.args(["-n", "-v", "-A", "2", "-m", "1", "t", "d"]);
-        eqnice!("d/f.txt:1:a\nd/f.txt:2:t\nd/f.txt:3:b\n", cmd.stdout());
-        let mut m = dir.command();
-        m.args(["-n", "-v", "-A", "2", "-m", "1", "t", "d/f.txt"]);
-        eqnice!("1:a\n2-t\n3:b\n", m.stdout());
-        dir.create("d/f.txt", "a\nx\nb\n");
-        let mut s = dir.command();
-        s.args(["-n", "-v", "--stop-on-nonmatch", "x", "d"]);
-        eqnice!("d/f.txt:1:a\n", s.stdout());
-    }
-);
+}
 
 // ripgrep reads the files a walk finds (it maps only files named on the
 // command line), and its first read is 3 bytes (the byte-order mark
