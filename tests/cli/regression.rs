@@ -301,6 +301,114 @@ fn words_after_lines_not_reported(dir: &Dir, pats: &[&str]) {
     }
 }
 
+// Found by random runs against ripgrep 15 (each was wrong on every engine).
+
+// A rule set whose units each search the window: an empty match after
+// the last line terminator of a window cut at an earlier unit's line
+// (`^$`) took that line's place (16 one-letter rules fill a unit).
+gstest!(
+    rule_units_empty_match_past_the_window,
+    |dir: Dir, cmd: TestCommand| {
+        let letters: String = ('a'..='p').map(|c| format!("{c}\n")).collect();
+        dir.create("pats", &format!("{letters}^$\n"));
+        dir.create("f.txt", "a\n\nb\np\n");
+        cmd.small_batches().args(["-n", "-f", "pats", "f.txt"]);
+        eqnice!("1:a\n2:\n3:b\n4:p\n", cmd.stdout());
+        dir.create(
+            "w",
+            "q0\nq1\nq2\nq3\nq4\nq5\nq6\n.\nq8\nq9\nQ\nj\n}\nw\n()+\n^\n",
+        );
+        dir.create("l.txt", "l\n");
+        let mut cmd = dir.command();
+        cmd.small_batches().args(["-w", "-f", "w", "l.txt"]);
+        eqnice!("l\n", cmd.stdout());
+    }
+);
+
+// Rule sets are line by line with `\n`: `--crlf`, `--null-data` and `-U`
+// take the one regex, and a rule holding a literal `\n` is refused
+// without `-U` (the rule set never compiled it: its factor never occurs).
+gstest!(
+    rule_sets_leave_other_terminators_to_the_regex,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("e.txt", "ab\r\nxo\r\n");
+        let pats = ["-e", "a", "-e", "b", "-e", "c|d"];
+        let mut cmd = cmd;
+        cmd.args(["--crlf"]).args(pats).arg("e.txt");
+        eqnice!("ab\r\n", cmd.stdout());
+        let mut z = dir.command();
+        z.args(["--null-data"]).args(pats).arg("e.txt");
+        eqnice!("ab\r\nxo\r\n\0", z.stdout());
+        dir.create("xy.txt", "x\ny\nq\n");
+        let mut u = dir.command();
+        u.args(["-U", "-e", r"x\ny", "-e", "a", "-e", "b", "xy.txt"]);
+        eqnice!("x\ny\n", u.stdout());
+        let mut nl = dir.command();
+        nl.args(["-e", "()", "-e", r"o\nb", "-e", "", "xy.txt"]);
+        let err = String::from_utf8(nl.expect_code(2).stderr).unwrap();
+        assert!(err.contains(r#"the literal "\n" is not allowed"#), "{err}");
+    }
+);
+
+// `-l` and `--files-without-match` end a path with the searcher's line
+// terminator: `\r\n` with `--crlf`.
+gstest!(crlf_paths_end_in_crlf, |dir: Dir, cmd: TestCommand| {
+    dir.create("d.txt", "d\n");
+    let mut cmd = cmd;
+    cmd.args(["-l", "--crlf", "d", "d.txt"]);
+    eqnice!("d.txt\r\n", cmd.stdout());
+    let mut w = dir.command();
+    w.args(["--files-without-match", "--crlf", "zzz", "d.txt"]);
+    eqnice!("d.txt\r\n", w.stdout());
+});
+
+// `-m 0` searches nothing and compiles nothing: a bad pattern is no error.
+gstest!(
+    max_count_zero_compiles_nothing,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("f.txt", "x\n");
+        let mut cmd = cmd;
+        cmd.args(["-m", "0", "(", "f.txt"]);
+        let out = cmd.expect_code(1);
+        assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    }
+);
+
+// `--stop-on-nonmatch` and `-U` override each other: the later wins.
+gstest!(
+    stop_on_nonmatch_and_multiline_override,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("s.txt", "a b\nc\nd e\n");
+        let mut cmd = cmd;
+        cmd.args(["-U", "--stop-on-nonmatch", r"\w\s\w", "s.txt"]);
+        eqnice!("a b\n", cmd.stdout());
+        let mut u = dir.command();
+        u.args(["--stop-on-nonmatch", "-U", r"\w\s\w", "s.txt"]);
+        eqnice!("a b\nc\nd e\n", u.stdout());
+    }
+);
+
+// An inverted search that stops (`-m` with after context,
+// `--stop-on-nonmatch`) answers differently when its file is read than
+// when it is mapped; ripgrep reads the files a walk finds.
+gstest!(
+    inverted_stops_on_read_files,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create_dir("d");
+        dir.create("d/f.txt", "a\nt\nb\n");
+        let mut cmd = cmd;
+        cmd.args(["-n", "-v", "-A", "2", "-m", "1", "t", "d"]);
+        eqnice!("d/f.txt:1:a\nd/f.txt:2:t\nd/f.txt:3:b\n", cmd.stdout());
+        let mut m = dir.command();
+        m.args(["-n", "-v", "-A", "2", "-m", "1", "t", "d/f.txt"]);
+        eqnice!("1:a\n2-t\n3:b\n", m.stdout());
+        dir.create("d/f.txt", "a\nx\nb\n");
+        let mut s = dir.command();
+        s.args(["-n", "-v", "--stop-on-nonmatch", "x", "d"]);
+        eqnice!("d/f.txt:1:a\n", s.stdout());
+    }
+);
+
 // ripgrep reads the files a walk finds (it maps only files named on the
 // command line), and its first read is 3 bytes (the byte-order mark
 // sniff): a buffer then begins with the line after `x\n`, so `-w` sees no
