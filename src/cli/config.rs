@@ -413,26 +413,27 @@ fn take_patterns(cli: &mut Cli, stdin_consumed: &mut bool) -> anyhow::Result<Pat
         return Ok((vec![pat], PatternOrigins::default()));
     }
     let (mut patterns, mut origins) = (Vec::new(), PatternOrigins::default());
-    for (i, p) in std::mem::take(&mut cli.regexp).into_iter().enumerate() {
-        patterns.push(p);
-        origins.push(0, i);
+    let (regexps, files) = (
+        std::mem::take(&mut cli.regexp),
+        std::mem::take(&mut cli.file),
+    );
+    // Patterns in the order their flags were given, as ripgrep keeps them.
+    let mut flags = std::mem::take(&mut cli.walk_order.pattern_flags);
+    if flags.len() != regexps.len() + files.len() {
+        flags = [vec![true; regexps.len()], vec![false; files.len()]].concat();
     }
-    for path in std::mem::take(&mut cli.file) {
-        let from_stdin = path == Path::new("-");
-        let list = if from_stdin {
-            if *stdin_consumed {
-                bail!("error reading -f/--file from stdin: stdin has already been consumed");
+    let (mut regexps, mut files) = (regexps.into_iter().enumerate(), files.into_iter());
+    for from_e in flags {
+        if from_e {
+            if let Some((i, p)) = regexps.next() {
+                patterns.push(p);
+                origins.push(0, i);
             }
-            *stdin_consumed = true;
-            grep_cli::patterns_from_stdin()?
-        } else {
-            grep_cli::patterns_from_path(&path)?
-        };
-        origins.files.push(if from_stdin {
-            "<stdin>".to_string()
-        } else {
-            path.display().to_string()
-        });
+            continue;
+        }
+        let Some(path) = files.next() else { continue };
+        let (list, name) = read_pattern_file(&path, stdin_consumed)?;
+        origins.files.push(name);
         let source = origins.files.len();
         for (i, p) in list.into_iter().enumerate() {
             patterns.push(p);
@@ -445,6 +446,25 @@ fn take_patterns(cli: &mut Cli, stdin_consumed: &mut bool) -> anyhow::Result<Pat
         dedup(&mut patterns, &mut origins.each);
     }
     Ok((patterns, origins))
+}
+
+/// The patterns of `-f PATH` (`-` reads standard input, once) and the
+/// name errors give the file.
+fn read_pattern_file(
+    path: &Path,
+    stdin_consumed: &mut bool,
+) -> anyhow::Result<(Vec<String>, String)> {
+    if path != Path::new("-") {
+        return Ok((
+            grep_cli::patterns_from_path(path)?,
+            path.display().to_string(),
+        ));
+    }
+    if *stdin_consumed {
+        bail!("error reading -f/--file from stdin: stdin has already been consumed");
+    }
+    *stdin_consumed = true;
+    Ok((grep_cli::patterns_from_stdin()?, "<stdin>".to_string()))
 }
 
 /// Keeps the first of equal patterns (and its origin).

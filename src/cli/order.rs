@@ -39,6 +39,11 @@ pub struct WalkOrder {
     /// The last flag given that picks what the run does (ids as in
     /// [`MODES`]): in ripgrep the last one wins, so `--files -c` counts.
     pub last_mode: Option<&'static str>,
+    /// Where each pattern flag came from, in command-line order: `-e`
+    /// (true) or `-f` (false). ripgrep keeps its patterns in that order,
+    /// which decides which pattern's match wins at one start (`-o`,
+    /// `--count-matches`, `-r`).
+    pub pattern_flags: Vec<bool>,
 }
 
 /// Flags that set ripgrep's mode: listing files, listing types,
@@ -189,6 +194,7 @@ impl WalkOrder {
             type_changes: changes.into_iter().map(|(_, c)| c).collect(),
             filters: Filters::from_matches(m),
             last_mode: last_given(m, &MODES),
+            pattern_flags: pattern_flags(m),
         }
     }
 
@@ -270,6 +276,15 @@ fn all_indices(m: &ArgMatches, id: &str) -> Vec<usize> {
         return Vec::new();
     }
     m.indices_of(id).map(Iterator::collect).unwrap_or_default()
+}
+
+/// `-e` (true) and `-f` (false), in the order they were given.
+fn pattern_flags(m: &ArgMatches) -> Vec<bool> {
+    let mut at: Vec<(usize, bool)> = (all_indices(m, "regexp").into_iter().map(|i| (i, true)))
+        .chain(all_indices(m, "file").into_iter().map(|i| (i, false)))
+        .collect();
+    at.sort_unstable();
+    at.into_iter().map(|(_, e)| e).collect()
 }
 
 /// Which of `ids` was given last.

@@ -28,7 +28,7 @@ use grep_regex::RegexMatcher;
 use regex_syntax::hir::{Hir, HirKind};
 
 use crate::cli::config::PatternOrigins;
-use crate::matcher::lines::{line_bounds, reads_before};
+use crate::matcher::lines::{line_bounds, line_is_match, reads_before};
 
 /// How many factor-less rules share one matcher.
 pub const GROUP: usize = 16;
@@ -882,13 +882,28 @@ impl Matcher for RuleSet {
                     .then_some(LineMatchKind::Confirmed(0))
             });
             let inside = |k: &LineMatchKind| to == buf.len() || kind_pos(k) < to - from;
-            if let Some(k) = found.filter(inside) {
-                return Ok(Some(match k {
-                    LineMatchKind::Confirmed(p) => LineMatchKind::Confirmed(from + p),
-                    LineMatchKind::Candidate(p) => LineMatchKind::Candidate(from + p),
-                }));
+            match found.filter(inside) {
+                Some(LineMatchKind::Confirmed(p)) => {
+                    return Ok(Some(LineMatchKind::Confirmed(from + p)));
+                }
+                // Where a line's answer can depend on the line before it,
+                // a candidate is decided here and the search goes on past
+                // it, as ripgrep's searcher goes on with an alternation that
+                // answers only `Confirmed` (see `seen_after_a_line`): handed
+                // back, the searcher would start again after it, and the
+                // next line would lose the `\n` before it.
+                Some(LineMatchKind::Candidate(p)) if self.reads_before => {
+                    let (ls, le) = line_bounds(buf, from + p);
+                    if line_is_match(self, &buf[ls..le]) || self.seen_after_a_line(buf, ls, le) {
+                        return Ok(Some(LineMatchKind::Confirmed(ls)));
+                    }
+                    from = le;
+                }
+                Some(LineMatchKind::Candidate(p)) => {
+                    return Ok(Some(LineMatchKind::Candidate(from + p)));
+                }
+                None => from = to,
             }
-            from = to;
         }
         Ok(None)
     }

@@ -247,6 +247,56 @@ gstest!(
     }
 );
 
+// A rule whose unit answers `Candidate` (its own fast line regex) must not
+// make the search start again after a line it did not report: ripgrep's
+// alternation answers `Confirmed` and searches on, so the next line keeps
+// the `\n` before it in view. Found by random runs against ripgrep 15.
+gstest!(
+    rule_set_searches_on_past_a_candidate_line,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create_bytes("f", b"\n\xa3x\n");
+        dir.create_bytes("g", b"\x80a\n\x8afoo\n");
+        dir.create("p1", "x\ny\n(foo|bar)\n");
+        dir.create("p2", "foo\n\\[\nb\na\n");
+        let mut cmd = cmd;
+        cmd.small_batches().args(["-w", "-f", "p1", "f"]);
+        assert_eq!(cmd.expect_code(0).stdout, b"\xa3x\n");
+        for (flag, want) in [
+            ("-n", &b"2:\x8afoo\n"[..]),
+            ("-o", b"foo\n"),
+            ("-c", b"1\n"),
+        ] {
+            let mut c = dir.command();
+            c.small_batches().args(["-w", flag, "-f", "p2", "g"]);
+            assert_eq!(c.expect_code(0).stdout, want, "{flag}");
+        }
+    }
+);
+
+// Patterns keep the order of their flags across `-e` and `-f`, as in
+// ripgrep: at one start the first pattern's match wins (`-o`). gsearch put
+// every `-e` pattern first.
+gstest!(
+    patterns_keep_the_order_of_e_and_f,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("t", "ab\n");
+        dir.create("a", "a\n");
+        dir.create("ab", "ab\n");
+        let cases: [(&[&str], &str); 4] = [
+            (&["-f", "a", "-e", "ab"], "a\n"),
+            (&["-e", "ab", "-f", "a"], "ab\n"),
+            (&["-f", "ab", "-e", "a", "-f", "a"], "ab\n"),
+            (&["-e", "a", "-f", "ab"], "a\n"),
+        ];
+        drop(cmd);
+        for (args, want) in cases {
+            let mut c = dir.command();
+            c.small_batches().arg("-o").args(args).arg("t");
+            eqnice!(want, c.stdout(), "{args:?}");
+        }
+    }
+);
+
 /// [`word_after_a_line_not_reported`] with the patterns `pats` (which must
 /// match as `-w '(?i)[ab]'` does on [`mid_character_line`]'s lines).
 fn words_after_lines_not_reported(dir: &Dir, pats: &[&str]) {
