@@ -12,7 +12,8 @@
 //!   --line-number`, wins over those flags (and their negations) given
 //!   before it and loses to those given after it;
 //! - `-P`, `--no-pcre2`, `--auto-hybrid-regex` and its negation against
-//!   `--engine` (whose value may also come from `GSEARCH_ENGINE`).
+//!   `--engine` (whose value may also come from `GSEARCH_ENGINE`);
+//! - `-e` against `-f`: the patterns keep their flags' order.
 
 use clap::ArgMatches;
 use clap::parser::ValueSource;
