@@ -80,45 +80,44 @@ fn main() {
         let kept = ready(i, &ctx, id);
         (ctx, kept)
     };
-    let mut owned = Vec::new();
-    let mut kept = Vec::new();
-    let mut shared_kept = Vec::new();
+    // Kept to the end with what each GPU made.
+    let (mut owned, mut kept, mut shared) = (Vec::new(), Vec::new(), None);
     match mode.as_str() {
         "shared" => {
             let ctx =
                 Context::from_devices(&ids, &[], None, ptr::null_mut()).expect("clCreateContext");
             println!("{:8.1} ms  one context for {} GPUs", ms(), ids.len());
-            std::thread::scope(|s| {
-                let started: Vec<_> = ids
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &id)| {
-                        // Device ids are plain handles the driver accepts
-                        // from any thread; as integers they cross to one.
-                        let (ctx, ready, id) = (&ctx, &ready, id as usize);
-                        s.spawn(move || ready(i, ctx, id as cl_device_id))
-                    })
-                    .collect();
-                kept.extend(started.into_iter().filter_map(|h| h.join().ok()));
-            });
-            shared_kept.push(ctx);
+            kept = on_threads(&ids, |i, id| ready(i, &ctx, id));
+            shared = Some(ctx);
         }
-        "threads" | "locked" | "gated" => std::thread::scope(|s| {
-            let started: Vec<_> = ids
-                .iter()
-                .enumerate()
-                .map(|(i, &id)| {
-                    let (own, id) = (&own, id as usize);
-                    s.spawn(move || own(i, id as cl_device_id))
-                })
-                .collect();
-            owned.extend(started.into_iter().filter_map(|h| h.join().ok()));
-        }),
-        _ => owned.extend(ids.iter().enumerate().map(|(i, &id)| own(i, id))),
+        "threads" | "locked" | "gated" => owned = on_threads(&ids, own),
+        _ => owned = ids.iter().enumerate().map(|(i, &id)| own(i, id)).collect(),
     }
     println!("{:8.1} ms  all ready", ms());
     // The driver's teardown is not timed.
-    std::mem::forget((owned, kept, shared_kept));
+    std::mem::forget((owned, kept, shared));
+}
+
+/// `f(i, id)` for each device on a thread of its own, all at once; the
+/// answers in device order.
+fn on_threads<T: Send>(
+    ids: &[cl_device_id],
+    f: impl Fn(usize, cl_device_id) -> T + Sync,
+) -> Vec<T> {
+    // Device ids are plain handles the driver accepts from any thread; as
+    // integers they cross to one.
+    let ids: Vec<usize> = ids.iter().map(|&id| id as usize).collect();
+    std::thread::scope(|s| {
+        let started: Vec<_> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| {
+                let f = &f;
+                s.spawn(move || f(i, id as cl_device_id))
+            })
+            .collect();
+        started.into_iter().filter_map(|h| h.join().ok()).collect()
+    })
 }
 
 /// Taken by `locked` and `gated` around the driver's steps (see the

@@ -187,7 +187,10 @@ impl RuleSet {
     /// `matcher::lines::reads_before`). The units answer in view of the
     /// `\n`; whether ripgrep looks so is [`RuleSet::searches_on`].
     fn seen_after_a_line(&self, buf: &[u8], from: usize, to: usize) -> bool {
-        if !self.reads_before || !reads_before(buf, from) {
+        // Once the alternation is known to confirm lines alone, no line
+        // needs the look in view of its `\n`.
+        if !self.reads_before || !reads_before(buf, from) || self.searches_on.get() == Some(&false)
+        {
             return false;
         }
         let hay = &buf[from - 1..line_bounds(buf, from).1.min(to)];
