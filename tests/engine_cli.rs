@@ -97,6 +97,31 @@ fn verify_agrees_and_stats_name_the_engine() {
     assert!(String::from_utf8_lossy(&stats.stdout).contains("engine: cpu"));
 }
 
+/// `--verify --json`: the two printers' `end` messages differ in their
+/// timings only, which is no disagreement (it reported one on nearly every
+/// file).
+#[test]
+fn verify_with_json_compares_all_but_the_timings() {
+    if !common::have_device() {
+        return;
+    }
+    let d = tree();
+    let args = [
+        "--engine", "opencl", "--verify", "--json", "--sort", "path", "needle",
+    ];
+    for _ in 0..3 {
+        let dev = gsearch(&args, &[], d.path());
+        assert!(
+            dev.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&dev.stderr)
+        );
+        assert_eq!(dev.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&dev.stdout);
+        assert_eq!(text.matches("\"type\":\"match\"").count(), 2, "{text}");
+    }
+}
+
 /// `--verify` also covers files read in chunks (the count and numbered-line
 /// fast paths step aside so every file is checked against the CPU engine).
 #[test]

@@ -401,3 +401,37 @@ fn feed<M: Matcher, S: Sink<Error = io::Error>>(
         Input::Slice(s) => searcher.search_slice(matcher, s, sink),
     }
 }
+
+/// `out` without the JSON printer's timings (each `"elapsed":{...}` of an
+/// `end` message, which has no braces inside): two searches of the same
+/// bytes print the same but for them (`--verify` compares two printers).
+/// Text from the input is escaped in JSON, so an unescaped `"elapsed":{`
+/// is always the printer's own.
+pub fn without_timings(out: &[u8]) -> Vec<u8> {
+    const KEY: &[u8] = b"\"elapsed\":{";
+    let mut kept = Vec::with_capacity(out.len());
+    let mut rest = out;
+    while let Some(at) = memchr::memmem::find(rest, KEY) {
+        kept.extend_from_slice(&rest[..at + KEY.len()]);
+        let after = &rest[at + KEY.len()..];
+        let end = memchr::memchr(b'}', after).map_or(after.len(), |e| e);
+        rest = &after[end..];
+    }
+    kept.extend_from_slice(rest);
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_timings;
+
+    #[test]
+    fn without_timings_blanks_each_elapsed_object_and_nothing_else() {
+        let a = br#"{"type":"end","data":{"text":"\"elapsed\":{1}","stats":{"elapsed":{"secs":0,"nanos":7,"human":"0.000000s"},"searches":1}}}"#;
+        let b = br#"{"type":"end","data":{"text":"\"elapsed\":{1}","stats":{"elapsed":{"secs":1,"nanos":9,"human":"1.000000s"},"searches":1}}}"#;
+        let c = br#"{"type":"end","data":{"text":"\"elapsed\":{2}","stats":{"elapsed":{"secs":1,"nanos":9,"human":"1.000000s"},"searches":1}}}"#;
+        assert_eq!(without_timings(a), without_timings(b));
+        assert_ne!(without_timings(b), without_timings(c));
+        assert_eq!(without_timings(b"plain"), b"plain");
+    }
+}

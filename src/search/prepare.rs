@@ -10,12 +10,12 @@ use std::io;
 use grep_searcher::Searcher;
 use termcolor::{Buffer, BufferWriter};
 
-use crate::cli::config::Config;
+use crate::cli::config::{Config, OutputMode};
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::{binary_detection, searcher};
 use crate::opencl::{BatchLines, BatchResult, SplitSink};
-use crate::output::printer::{Input, Printer, SearchResult};
+use crate::output::printer::{Input, Printer, SearchResult, without_timings};
 use crate::output::writer::buffer_writer;
 use crate::search::haystack::search_haystack;
 use crate::search::staging::{Chunk, Piece};
@@ -362,7 +362,13 @@ impl Prep<'_> {
                 dev = &dev[line.len()..];
             }
         }
-        let disagree = !same_match || cpu.get_mut().as_slice() != dev;
+        let cpu_out = cpu.get_mut().as_slice();
+        let same_out = if self.cfg.mode == OutputMode::Json {
+            without_timings(cpu_out) == without_timings(dev)
+        } else {
+            cpu_out == dev
+        };
+        let disagree = !same_match || !same_out;
         if disagree {
             crate::err_message!(
                 "verify: {}: the device and the CPU engine disagree",
