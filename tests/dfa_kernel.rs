@@ -585,3 +585,56 @@ fn tables_cache() {
         assert!(is_superset(&b, &exact_lines(&pats, false, &hay)));
     }
 }
+
+/// `-w` regexes run on the device (the kernel without the word boundaries:
+/// its lines are candidates), and the CPU decides them in order as
+/// ripgrep's searcher does: lines opening with a continuation byte after a
+/// line not reported see its `\n`, so they can match where the same line
+/// alone does not. A rule set with and without a fast line regex (the
+/// latter has patterns too short for inner literals), in small batches.
+#[test]
+fn word_regexes_run_on_the_device_and_decide_lines_in_order() {
+    if !have_device() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut hay = Vec::new();
+    for i in 0..400u32 {
+        let line: &[u8] = match i % 6 {
+            0 => b"alpha_id = beta(x)",
+            1 => b"no match on this line",
+            // ripgrep 15 reports this line after the line above with the
+            // slow set, not when it stands alone.
+            2 => b"\x80b is here",
+            3 => b"\xa9a and id",
+            4 => b"\xc3\xa9t\xc3\xa9 gamma9",
+            _ => b"\xbf",
+        };
+        hay.extend_from_slice(line);
+        hay.push(b'\n');
+    }
+    std::fs::write(dir.path().join("t.txt"), &hay).unwrap();
+    std::fs::write(dir.path().join("slow.txt"), "(?i)[ab]\n\\w+_id\ngamma\\d\n").unwrap();
+    std::fs::write(dir.path().join("fast.txt"), "beta\\(x\\)\ngamma9\nhere\n").unwrap();
+    let env = [("GSEARCH_BATCH_BYTES", "1024")];
+    for rules in ["slow.txt", "fast.txt"] {
+        let stats = gsearch_env(
+            "opencl",
+            &["--stats", "-c", "-w", "-f", rules, "t.txt"],
+            dir.path(),
+            &env,
+        );
+        let stats = String::from_utf8_lossy(&stats);
+        assert!(stats.contains("kernel: dfa"), "{rules}: {stats}");
+        for flag in ["-n", "-c", "-o", "--count-matches"] {
+            let args = ["-w", flag, "-f", rules, "t.txt"];
+            let cpu = gsearch("cpu", &args, dir.path());
+            let dev = gsearch_env("opencl", &args, dir.path(), &env);
+            assert_eq!(
+                String::from_utf8_lossy(&dev),
+                String::from_utf8_lossy(&cpu),
+                "{rules} {flag}"
+            );
+        }
+    }
+}

@@ -7,7 +7,7 @@
 use anyhow::bail;
 
 use crate::cli::EngineArg;
-use crate::cli::config::{Boundary, Config};
+use crate::cli::config::Config;
 use crate::engine::dfa_table::DfaSpec;
 use crate::engine::{EngineError, LiteralSet};
 use crate::matcher::plan::{Plan, is_case_insensitive, pattern_factors};
@@ -159,11 +159,12 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
 }
 
 /// What the DFA kernel is to run for the regex patterns of `cfg`, or
-/// `None` when they stay on the CPU. `-w` regexes stay there: ripgrep's
-/// word look-arounds with patterns that can match empty pick lines by
-/// where the search of the whole buffer started, which confirming
-/// candidate lines one by one cannot reproduce (tests/dfa_kernel.rs found
-/// such lines).
+/// `None` when they stay on the CPU. With `-w` the kernel runs the
+/// patterns without their word boundaries: a line holding a match with
+/// them holds one without, so the device's lines are candidates, which
+/// the exact matcher decides in order, each with whether ripgrep's
+/// searcher would see the line before it
+/// (`matcher::offsets::OffsetMatcher`, `Plan::line_context`).
 pub fn dfa_spec(cfg: &Config) -> Option<DfaSpec> {
     if !dfa_possible(cfg) {
         return None;
@@ -188,7 +189,7 @@ pub fn dfa_spec(cfg: &Config) -> Option<DfaSpec> {
 /// Whether [`dfa_spec`] gives a spec (without parsing every pattern for
 /// its factors).
 pub fn dfa_possible(cfg: &Config) -> bool {
-    !cfg.patterns.is_empty() && cfg.boundary != Boundary::Word
+    !cfg.patterns.is_empty()
 }
 
 /// `auto` runs regexes on the device only for one or two patterns: a set
