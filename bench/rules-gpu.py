@@ -9,7 +9,8 @@ Binaries in .carry/ (gsearch, rg). A run past TIMEOUT seconds is stopped and mar
 Usage: bench/rules-gpu.py PATH [RUNS] [TIMEOUT]   (writes the table to stdout;
 PATH is a file or a tree (then the counts are summed over its files); RULES_SKIP_RG=1 leaves
 ripgrep out; RULES_SETS=15,200 picks the sets; RULES_NEAR_OFF=1 adds the device engine with
-GSEARCH_DFA_NEAR=0, every rule in full DFA groups)"""
+GSEARCH_DFA_NEAR=0, every rule in full DFA groups; RULES_FLAGS="-w" adds flags to every
+command)"""
 import os
 import statistics
 import sys
@@ -64,22 +65,25 @@ def main():
     size = size_of(path)
     sets = [int(n) for n in os.environ.get("RULES_SETS", "15,200,1000").split(",")]
     g, rg = os.path.join(CARRY, "gsearch"), os.path.join(CARRY, "rg")
+    extra = os.environ.get("RULES_FLAGS", "").split()
     kind = "tree" if os.path.isdir(path) else "file"
-    print(f"{kind} {path}: {size / 1e9:.2f} GB; runs {runs}; timeout {timeout:.0f} s\n")
+    print(f"{kind} {path}: {size / 1e9:.2f} GB; runs {runs}; timeout {timeout:.0f} s; "
+          f"flags {' '.join(['-c'] + extra)}\n")
     print("| rules | tool | time | GB/s | peak RSS | matching lines |")
     print("|---|---|---:|---:|---:|---|")
     for n in sets:
         rules = os.path.join(RULES, f"rules-{n}.txt")
+        search = extra + ["-c", "-f", rules, path]
         tools = [
-            ("gsearch --engine cpu", [g, "--engine", "cpu", "-c", "-f", rules, path]),
-            ("gsearch --engine opencl", [g, "--engine", "opencl", "-c", "-f", rules, path]),
-            ("gsearch (auto)", [g, "-c", "-f", rules, path]),
-            ("rg", [rg, "-c", "-f", rules, path]),
+            ("gsearch --engine cpu", [g, "--engine", "cpu"] + search),
+            ("gsearch --engine opencl", [g, "--engine", "opencl"] + search),
+            ("gsearch (auto)", [g] + search),
+            ("rg", [rg] + search),
         ]
         if os.environ.get("RULES_SKIP_RG") == "1":
             tools = tools[:-1]
         if os.environ.get("RULES_NEAR_OFF") == "1":
-            off = ["env", "GSEARCH_DFA_NEAR=0", g, "--engine", "opencl", "-c", "-f", rules, path]
+            off = ["env", "GSEARCH_DFA_NEAR=0", g, "--engine", "opencl"] + search
             tools.insert(2, ("gsearch --engine opencl, near groups off", off))
         for name, argv in tools:
             t, rss, out = timed(argv, runs if name != "rg" else 1, timeout)
@@ -90,7 +94,7 @@ def main():
             shown = c if c is not None else out[:120].decode(errors="replace").replace("\n", " ")
             print(f"| {n} | {name} | {t:.3f} s | {size / t / 1e9:.2f} | {rss:.0f} MiB | {shown} |",
                   flush=True)
-        _, _, out = run_rss([g, "--engine", "opencl", "--stats", "-c", "-f", rules, path], timeout)
+        _, _, out = run_rss([g, "--engine", "opencl", "--stats"] + search, timeout)
         lines = [l for l in out.decode(errors="replace").splitlines()
                  if l.startswith(("engine", "kernel", "dfa", "patterns", "opencl", "  "))]
         print("\n```\n--engine opencl --stats, " + f"{n} rules:\n" + "\n".join(lines) + "\n```\n")

@@ -470,15 +470,27 @@ impl<'a> Text<'a> {
     /// [`reads_before`](crate::matcher::lines::reads_before)). ripgrep's
     /// searcher over an [`OffsetMatcher`](crate::matcher::offsets::OffsetMatcher)
     /// decides such lines.
+    /// The pages read leave the resident set as the check moves on
+    /// ([`Releaser`](crate::sys::guard::Releaser)): candidates lie every
+    /// few tens of KB, and a read of a big file's page cache can map a 2 MB
+    /// folio, so reading them all maps in most of the file (with `-w` and 15
+    /// rules over 8.68 GB, 6.6 GiB of peak RSS against 0.5 GiB on the CPU
+    /// engine).
     pub fn needs_order(&self, offsets: &[u64]) -> bool {
+        if !self.confirm || !self.matcher.reads_before() {
+            return false;
+        }
         let data = self.data;
-        self.confirm
-            && self.matcher.reads_before()
-            && offsets.iter().any(|&o| {
-                let o = (o as usize).min(data.len());
-                let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
-                crate::matcher::lines::reads_before(data, ls)
-            })
+        let first = offsets.first().map_or(0, |&o| o as usize);
+        let mut release = crate::sys::guard::Releaser::new(self.map, first.min(data.len()));
+        let found = offsets.iter().any(|&o| {
+            let o = (o as usize).min(data.len());
+            let ls = memchr::memrchr(b'\n', &data[..o]).map_or(0, |i| i + 1);
+            release.passed(ls);
+            crate::matcher::lines::reads_before(data, ls)
+        });
+        release.finish(offsets.last().map_or(0, |&o| o as usize + 1));
+        found
     }
 }
 

@@ -678,16 +678,18 @@ impl<'a, 's> Finisher<'a, 's> {
         big: &BigOffsets,
     ) -> Option<io::Result<SearchResult>> {
         let text = crate::output::plain::Text::of_plan(self.plan, data, map);
-        let usable = big.numbered
+        // With context, the device lines must be exactly the matching lines.
+        let context = crate::output::plain::context_eligible(self.cfg) && self.plan.exact_lines;
+        let usable = (context || crate::output::plain::eligible(self.cfg))
+            && big.numbered
             && big.numbers.len() == big.offsets.len()
             && !big.has_nul
             && !big.bom
             && !self.cfg.verify
             && crate::output::plain::plain_text(data)
+            // Last: it reads each candidate's line start.
             && !text.needs_order(&big.offsets);
-        // With context, the device lines must be exactly the matching lines.
-        let context = crate::output::plain::context_eligible(self.cfg) && self.plan.exact_lines;
-        if !usable || !(context || crate::output::plain::eligible(self.cfg)) {
+        if !usable {
             return None;
         }
         self.numbered_files += 1;
