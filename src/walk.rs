@@ -103,6 +103,18 @@ fn regular_files(paths: &[PathBuf]) -> Option<Vec<Haystack>> {
         .collect()
 }
 
+/// Whether the walk would say nothing about explicit regular files: no
+/// `--ignore-file` to read (and report), a supported sort, and globs and
+/// types that build. Only then may a driver search such files without
+/// building the walk ([`walk_builder`] reports what this leaves out).
+pub fn silent_for_files(cfg: &Config) -> bool {
+    let w = &cfg.walk;
+    (w.ignore_files.is_empty() || w.no_ignore_files)
+        && sort::check_supported(cfg).is_ok()
+        && overrides(cfg).is_ok()
+        && (w.type_changes.is_empty() || types(cfg).is_ok())
+}
+
 /// For drivers that walk on a thread of their own: the haystacks, already
 /// in order, when `--sort`/`--sortr` must see them all before the first is
 /// searched (`None` otherwise).

@@ -671,3 +671,43 @@ gstest!(type_list_bad_type, |_dir: Dir, cmd: TestCommand| {
     let msg = format!("{}: unrecognized file type: nope\n", crate::util::prog());
     eqnice!(msg, out.stderr);
 });
+
+// One regular file that `auto` would search with the device beside the CPU:
+// a bad --type-add or glob still fails the run, and an --ignore-file that
+// cannot be read is still reported (the hybrid skipped the walk that says
+// so). Found by the walk fuzzer: `--engine auto --type-add bad '' q.md`
+// exited 0.
+gstest!(
+    walk_errors_on_one_big_file,
+    |dir: Dir, _cmd: TestCommand| {
+        dir.create("a.txt", "foo\nbar\n");
+        let auto = |c: &mut TestCommand| {
+            c.raw()
+                .env("GSEARCH_ENGINE", "auto")
+                .env("GSEARCH_AUTO_MIN_BYTES", "1")
+                .env("GSEARCH_DEVICE_STARTUP_MS", "0");
+        };
+        for (flags, needle) in [
+            (
+                ["--type-add", "bad"],
+                "invalid definition (format is type:glob",
+            ),
+            (["-g", "["], "error parsing glob '['"),
+        ] {
+            let mut c = dir.command();
+            auto(&mut c);
+            c.args(flags).args(["foo", "a.txt"]);
+            let out = c.assert_error(&[needle]);
+            eqnice!("", out.stdout);
+        }
+        let mut c = dir.command();
+        auto(&mut c);
+        c.args(["--ignore-file", "nope.ign", "foo", "a.txt"]);
+        let out = c.expect(0, "foo\n");
+        let want = format!(
+            "{}: nope.ign: No such file or directory (os error 2)\n",
+            crate::util::prog()
+        );
+        eqnice!(want, out.stderr);
+    }
+);
