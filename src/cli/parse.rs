@@ -32,8 +32,10 @@ pub fn from_env() -> anyhow::Result<Parsed> {
     let Parsed::Run(cli) = &first else {
         return Ok(first);
     };
-    // The command line's --debug/--trace show the config file's reading.
+    // The command line's --debug/--trace show the config file's reading,
+    // and its --no-messages hides a config file that cannot be read.
     crate::sys::logger::set_level(cli.debug, cli.trace);
+    crate::sys::messages::configure(!cli.no_messages, !cli.no_ignore_messages);
     if cli.no_config {
         log::debug!("not reading config files because --no-config is present");
         return Ok(first);

@@ -107,6 +107,30 @@ gstest!(config_file_missing, |dir: Dir, cmd: TestCommand| {
     eqnice!(msg, out.stderr);
 });
 
+// The command line's --no-messages hides the missing file's message (its
+// --no-ignore-messages does not). Found by the walk fuzzer:
+// `RIPGREP_CONFIG_PATH=rgcfg rg --no-messages fo+ .` with no rgcfg.
+gstest!(
+    config_file_missing_no_messages,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "fox\n");
+        let path = dir.path().join("nope");
+        with_config(&mut cmd, &path).args(["--no-messages", "fox", "a.txt"]);
+        let out = cmd.expect(0, "fox\n");
+        eqnice!("", out.stderr);
+        let mut cmd = dir.command();
+        with_config(&mut cmd, &path).args(["--no-ignore-messages", "fox", "a.txt"]);
+        let out = cmd.expect(0, "fox\n");
+        let msg = format!(
+            "{}: failed to read the file specified in {}: {}: No such file or directory (os error 2)\n",
+            prog(),
+            config_env(),
+            path.display()
+        );
+        eqnice!(msg, out.stderr);
+    }
+);
+
 // A directory opens but cannot be read: the message names no path.
 gstest!(config_file_directory, |dir: Dir, cmd: TestCommand| {
     dir.create("a.txt", "fox\n");
