@@ -10,6 +10,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;
+use crate::cli::args::BadValue;
 use crate::cli::names::RIPGREP_LONG_NAMES;
 use crate::cli::order::WalkOrder;
 
@@ -153,7 +154,10 @@ fn message(err: &clap::Error, args: &[OsString]) -> String {
 
 /// ripgrep's message for a bad or missing value of `flag`.
 fn value_message(err: &clap::Error, flag: &str, value: &str, args: &[OsString]) -> String {
-    if err.kind() == ErrorKind::ValueValidation {
+    let bad = std::error::Error::source(err).and_then(|e| e.downcast_ref::<BadValue>());
+    if let Some(bad) = bad {
+        format!("error parsing flag {flag}: {bad}")
+    } else if err.kind() == ErrorKind::ValueValidation {
         let why = std::error::Error::source(err).map(|e| e.to_string());
         let why = why.unwrap_or_default();
         format!("error parsing flag {flag}: value is not a valid number: {why}")
