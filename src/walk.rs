@@ -70,14 +70,18 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
 
 /// The haystacks of a one-thread walk, in `--sort`/`--sortr` order.
 pub fn sequential(cfg: &Config) -> anyhow::Result<Box<dyn Iterator<Item = Haystack> + '_>> {
-    let builder = walk_builder(cfg)?;
+    Ok(ordered(cfg, &walk_builder(cfg)?))
+}
+
+/// [`sequential`] with the walker already built.
+fn ordered<'a>(cfg: &'a Config, builder: &WalkBuilder) -> Box<dyn Iterator<Item = Haystack> + 'a> {
     if let Some(files) = regular_files(&cfg.paths) {
-        return Ok(sort::sort(cfg, files.into_iter()));
+        return sort::sort(cfg, files.into_iter());
     }
     let haystacks = builder
         .build()
         .filter_map(|r| haystack(r, cfg.implicit_path));
-    Ok(sort::sort(cfg, haystacks))
+    sort::sort(cfg, haystacks)
 }
 
 /// When every path given is a regular file (after symbolic links), their
@@ -115,14 +119,15 @@ pub fn silent_for_files(cfg: &Config) -> bool {
         && (w.type_changes.is_empty() || types(cfg).is_ok())
 }
 
-/// For drivers that walk on a thread of their own: the haystacks, already
-/// in order, when `--sort`/`--sortr` must see them all before the first is
-/// searched (`None` otherwise).
-pub fn presorted(cfg: &Config) -> anyhow::Result<Option<Vec<Haystack>>> {
+/// For drivers that walk on a thread of their own: the haystacks of
+/// `builder` (from [`walk_builder`], which reported its ignore files'
+/// problems once), already in order, when `--sort`/`--sortr` must see them
+/// all before the first is searched (`None` otherwise).
+pub fn presorted(cfg: &Config, builder: &WalkBuilder) -> Option<Vec<Haystack>> {
     if cfg.walk.sort.is_none() || cfg.sort_path {
-        return Ok(None);
+        return None;
     }
-    Ok(Some(sequential(cfg)?.collect()))
+    Some(ordered(cfg, builder).collect())
 }
 
 /// `-g` globs (case-insensitive with `--glob-case-insensitive`), then

@@ -711,3 +711,22 @@ gstest!(
         eqnice!(want, out.stderr);
     }
 );
+
+// An --ignore-file that cannot be read is reported once when sorting by a
+// timestamp (the device engine built the walker twice, once for the sorted
+// list). Found by the walk fuzzer: `--engine opencl --ignore-file nope.ign
+// -c --sort modified foo d`.
+gstest!(
+    missing_ignore_file_reported_once_sorted,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "foo\n");
+        dir.create("sub/b.txt", "foo\n");
+        cmd.args(["--ignore-file", "nope.ign", "-c", "--sortr", "path", "foo"]);
+        let out = cmd.expect(0, "sub/b.txt:1\na.txt:1\n");
+        let want = format!(
+            "{}: nope.ign: No such file or directory (os error 2)\n",
+            crate::util::prog()
+        );
+        eqnice!(want, out.stderr);
+    }
+);
