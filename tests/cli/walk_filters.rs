@@ -730,3 +730,33 @@ gstest!(
         eqnice!(want, out.stderr);
     }
 );
+
+// Of a bad --type-add, a bad glob and an unreadable --ignore-file, the type
+// is reported (alone), then the glob, as ripgrep builds them in that order
+// before the walker. Found by the walk fuzzer: `-g '{' --type-add foo: x d`
+// named the glob.
+gstest!(
+    type_then_glob_errors_first,
+    |dir: Dir, _cmd: TestCommand| {
+        dir.create("a.txt", "foo\n");
+        let prog = crate::util::prog();
+        let glob = format!(
+            "{prog}: error parsing glob '{{': unclosed alternate group; missing '}}' \
+         (maybe escape '{{' with '[{{]'?)\n"
+        );
+        let types =
+            format!("{prog}: invalid definition (format is type:glob, e.g., html:*.html)\n");
+        for (args, want) in [
+            (
+                &["-g", "{", "--type-add", "foo:", "--ignore-file", "nope"][..],
+                &types,
+            ),
+            (&["--ignore-file", "nope", "-g", "{"][..], &glob),
+        ] {
+            let mut cmd = dir.command();
+            cmd.args(args).args(["foo", "."]);
+            let out = cmd.expect(2, "");
+            eqnice!(want, out.stderr);
+        }
+    }
+);
