@@ -113,12 +113,13 @@ fn try_main() -> anyhow::Result<u8> {
     Ok(exit_status(matched, cfg.quiet))
 }
 
-/// The one big file `auto` searches with the CPU and the device together.
+/// The one big file `auto` searches with the CPU and the device together
+/// (not when the walk has something to report: the other drivers do that).
 fn hybrid_candidate(
     cfg: &Config,
     literals: Option<&gsearch::engine::LiteralSet>,
 ) -> Option<std::path::PathBuf> {
-    if cfg.engine != gsearch::cli::EngineArg::Auto {
+    if cfg.engine != gsearch::cli::EngineArg::Auto || !gsearch::walk::silent_for_files(cfg) {
         return None;
     }
     let size = gsearch::walk::explicit_bytes(&cfg.paths)?;

@@ -26,6 +26,15 @@ pub struct Haystack {
 /// Builds the walker, as ripgrep configures it.
 pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     sort::check_supported(cfg)?;
+    // ripgrep builds the types, then the globs, before the walker reads the
+    // --ignore-files: a bad type is reported before a bad glob, and either
+    // before an unreadable ignore file. Without -t, -T or --type-* no type
+    // is selected, and the walker's types match nothing: building the
+    // defaults' globs (0.25 ms) is left out.
+    let types = (!cfg.walk.type_changes.is_empty())
+        .then(|| types(cfg))
+        .transpose()?;
+    let overrides = overrides(cfg)?;
     let mut b = WalkBuilder::new(&cfg.paths[0]);
     for p in &cfg.paths[1..] {
         b.add(p);
@@ -44,7 +53,7 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
         .threads(cfg.threads)
         .same_file_system(w.one_file_system)
         .skip_stdout(true)
-        .overrides(overrides(cfg)?)
+        .overrides(overrides)
         .hidden(!w.hidden)
         .parents(!w.no_ignore_parent)
         .ignore(!w.no_ignore_dot)
@@ -59,25 +68,26 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     if cfg.sort_path {
         b.sort_by_file_name(|a, b| a.cmp(b));
     }
-    // Without -t, -T or --type-* no type is selected, and the walker's
-    // types match nothing: building the defaults' globs (0.25 ms) is
-    // left out.
-    if !w.type_changes.is_empty() {
-        b.types(types(cfg)?);
+    if let Some(types) = types {
+        b.types(types);
     }
     Ok(b)
 }
 
 /// The haystacks of a one-thread walk, in `--sort`/`--sortr` order.
 pub fn sequential(cfg: &Config) -> anyhow::Result<Box<dyn Iterator<Item = Haystack> + '_>> {
-    let builder = walk_builder(cfg)?;
+    Ok(ordered(cfg, &walk_builder(cfg)?))
+}
+
+/// [`sequential`] with the walker already built.
+fn ordered<'a>(cfg: &'a Config, builder: &WalkBuilder) -> Box<dyn Iterator<Item = Haystack> + 'a> {
     if let Some(files) = regular_files(&cfg.paths) {
-        return Ok(sort::sort(cfg, files.into_iter()));
+        return sort::sort(cfg, files.into_iter());
     }
     let haystacks = builder
         .build()
         .filter_map(|r| haystack(r, cfg.implicit_path));
-    Ok(sort::sort(cfg, haystacks))
+    sort::sort(cfg, haystacks)
 }
 
 /// When every path given is a regular file (after symbolic links), their
@@ -103,14 +113,27 @@ fn regular_files(paths: &[PathBuf]) -> Option<Vec<Haystack>> {
         .collect()
 }
 
-/// For drivers that walk on a thread of their own: the haystacks, already
-/// in order, when `--sort`/`--sortr` must see them all before the first is
-/// searched (`None` otherwise).
-pub fn presorted(cfg: &Config) -> anyhow::Result<Option<Vec<Haystack>>> {
+/// Whether the walk would say nothing about explicit regular files: no
+/// `--ignore-file` to read (and report), a supported sort, and globs and
+/// types that build. Only then may a driver search such files without
+/// building the walk ([`walk_builder`] reports what this leaves out).
+pub fn silent_for_files(cfg: &Config) -> bool {
+    let w = &cfg.walk;
+    (w.ignore_files.is_empty() || w.no_ignore_files)
+        && sort::check_supported(cfg).is_ok()
+        && overrides(cfg).is_ok()
+        && (w.type_changes.is_empty() || types(cfg).is_ok())
+}
+
+/// For drivers that walk on a thread of their own: the haystacks of
+/// `builder` (from [`walk_builder`], which reported its ignore files'
+/// problems once), already in order, when `--sort`/`--sortr` must see them
+/// all before the first is searched (`None` otherwise).
+pub fn presorted(cfg: &Config, builder: &WalkBuilder) -> Option<Vec<Haystack>> {
     if cfg.walk.sort.is_none() || cfg.sort_path {
-        return Ok(None);
+        return None;
     }
-    Ok(Some(sequential(cfg)?.collect()))
+    Some(ordered(cfg, builder).collect())
 }
 
 /// `-g` globs (case-insensitive with `--glob-case-insensitive`), then

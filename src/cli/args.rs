@@ -66,6 +66,28 @@ fn any_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
     clap::builder::OsStringValueParser::new().map(PathBuf::from)
 }
 
+/// A flag's value that ripgrep refuses while parsing the flag, each time it
+/// is given (even where a later flag overrides it), with ripgrep's reason.
+#[derive(Debug)]
+pub struct BadValue(pub String);
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadValue {}
+
+/// The value as given, once `check` accepts it (a [`BadValue`] otherwise).
+fn checked(
+    check: fn(&str) -> Result<(), String>,
+) -> impl clap::builder::TypedValueParser<Value = String> {
+    use clap::builder::TypedValueParser;
+    clap::builder::StringValueParser::new()
+        .try_map(move |s| check(&s).map(|()| s).map_err(BadValue))
+}
+
 /// gsearch searches files for lines matching a pattern, like ripgrep, and
 /// runs the matcher on a GPU through OpenCL when the work is big enough.
 ///
@@ -394,6 +416,7 @@ pub struct Cli {
         short = 'E',
         long,
         value_name = "ENCODING",
+        value_parser = checked(crate::cli::input::check_encoding),
         overrides_with = "no_encoding",
         help_heading = "Search"
     )]
@@ -456,7 +479,12 @@ pub struct Cli {
     #[arg(long, overrides_with = "glob_case_insensitive", hide = true)]
     pub no_glob_case_insensitive: bool,
     /// Skip files larger than NUM bytes (suffixes K, M and G allowed).
-    #[arg(long, value_name = "NUM+SUFFIX?", help_heading = "Filter")]
+    #[arg(
+        long,
+        value_name = "NUM+SUFFIX?",
+        value_parser = checked(crate::cli::output_opts::check_size),
+        help_heading = "Filter"
+    )]
     pub max_filesize: Option<String>,
     /// Do not cross file system boundaries from each path given.
     #[arg(long, overrides_with = "no_one_file_system", help_heading = "Filter")]
@@ -575,6 +603,7 @@ pub struct Cli {
     #[arg(
         long,
         value_name = "SEPARATOR",
+        value_parser = checked(crate::cli::output_opts::check_path_separator),
         allow_hyphen_values = true,
         help_heading = "Output"
     )]
@@ -613,6 +642,7 @@ pub struct Cli {
     #[arg(
         long,
         value_name = "NUM+SUFFIX?",
+        value_parser = checked(crate::cli::output_opts::check_size),
         allow_hyphen_values = true,
         help_heading = "Search"
     )]
@@ -621,6 +651,7 @@ pub struct Cli {
     #[arg(
         long,
         value_name = "NUM+SUFFIX?",
+        value_parser = checked(crate::cli::output_opts::check_size),
         allow_hyphen_values = true,
         help_heading = "Search"
     )]

@@ -4,7 +4,7 @@
 //! separators, hyperlinks, buffering) and regex options (size limits,
 //! `--no-unicode`, the PCRE2 flags), parsed with ripgrep's messages.
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 use grep_printer::{ColorSpecs, HyperlinkConfig, HyperlinkEnvironment, HyperlinkFormat};
 
 use crate::cli::{Cli, EngineArg};
@@ -172,13 +172,23 @@ fn separator(v: Option<&str>, default: &str) -> Vec<u8> {
 /// `--path-separator`: one byte, or empty for the platform's.
 fn path_separator(v: Option<&str>) -> anyhow::Result<Option<u8>> {
     let Some(s) = v else { return Ok(None) };
+    one_byte(s).map_err(|why| anyhow!("error parsing flag --path-separator: {why}"))
+}
+
+/// Whether `--path-separator` is one byte or empty (as the parser checks
+/// each one given).
+pub(crate) fn check_path_separator(s: &str) -> Result<(), String> {
+    one_byte(s).map(drop)
+}
+
+fn one_byte(s: &str) -> Result<Option<u8>, String> {
     let raw = grep_cli::unescape(s);
     match raw.len() {
         0 => Ok(None),
         1 => Ok(Some(raw[0])),
-        len => bail!(
-            "error parsing flag --path-separator: A path separator must be exactly one byte, but the given separator is {len} bytes: {s}\nIn some shells on Windows '/' is automatically expanded. Use '//' instead."
-        ),
+        len => Err(format!(
+            "A path separator must be exactly one byte, but the given separator is {len} bytes: {s}\nIn some shells on Windows '/' is automatically expanded. Use '//' instead."
+        )),
     }
 }
 
@@ -197,9 +207,17 @@ fn buffering(cli: &Cli) -> Option<bool> {
 /// messages), for `flag`.
 pub(crate) fn human_size(flag: &str, v: Option<&str>) -> anyhow::Result<Option<u64>> {
     let Some(v) = v else { return Ok(None) };
-    let n = grep_cli::parse_human_readable_size(v)
-        .map_err(|e| anyhow!("error parsing flag {flag}: invalid size: {e}"))?;
+    let n = size_value(v).map_err(|why| anyhow!("error parsing flag {flag}: {why}"))?;
     Ok(Some(n))
+}
+
+/// Whether a size flag's value parses (as the parser checks each one given).
+pub(crate) fn check_size(v: &str) -> Result<(), String> {
+    size_value(v).map(drop)
+}
+
+fn size_value(v: &str) -> Result<u64, String> {
+    grep_cli::parse_human_readable_size(v).map_err(|e| format!("invalid size: {e}"))
 }
 
 /// [`human_size`] as a `usize` (the regex size limits).

@@ -10,6 +10,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;
+use crate::cli::args::BadValue;
 use crate::cli::names::RIPGREP_LONG_NAMES;
 use crate::cli::order::WalkOrder;
 
@@ -32,8 +33,10 @@ pub fn from_env() -> anyhow::Result<Parsed> {
     let Parsed::Run(cli) = &first else {
         return Ok(first);
     };
-    // The command line's --debug/--trace show the config file's reading.
+    // The command line's --debug/--trace show the config file's reading,
+    // and its --no-messages hides a config file that cannot be read.
     crate::sys::logger::set_level(cli.debug, cli.trace);
+    crate::sys::messages::configure(!cli.no_messages, !cli.no_ignore_messages);
     if cli.no_config {
         log::debug!("not reading config files because --no-config is present");
         return Ok(first);
@@ -151,7 +154,10 @@ fn message(err: &clap::Error, args: &[OsString]) -> String {
 
 /// ripgrep's message for a bad or missing value of `flag`.
 fn value_message(err: &clap::Error, flag: &str, value: &str, args: &[OsString]) -> String {
-    if err.kind() == ErrorKind::ValueValidation {
+    let bad = std::error::Error::source(err).and_then(|e| e.downcast_ref::<BadValue>());
+    if let Some(bad) = bad {
+        format!("error parsing flag {flag}: {bad}")
+    } else if err.kind() == ErrorKind::ValueValidation {
         let why = std::error::Error::source(err).map(|e| e.to_string());
         let why = why.unwrap_or_default();
         format!("error parsing flag {flag}: value is not a valid number: {why}")

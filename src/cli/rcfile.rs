@@ -43,7 +43,7 @@ pub fn args() -> Vec<OsString> {
             args
         }
         Err(msg) => {
-            crate::ignore_message!("failed to read the file specified in {env}: {msg}");
+            crate::message!("failed to read the file specified in {env}: {msg}");
             Vec::new()
         }
     }

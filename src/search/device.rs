@@ -138,7 +138,7 @@ fn spawn_walk(
     tx: crossbeam_channel::Sender<Haystack>,
 ) -> anyhow::Result<std::thread::JoinHandle<bool>> {
     let walker = walk::walk_builder(cfg)?;
-    let presorted = walk::presorted(cfg)?;
+    let presorted = walk::presorted(cfg, &walker);
     let implicit = cfg.implicit_path;
     let threads = cfg.threads;
     let walk_thread = std::thread::spawn(move || {

@@ -64,8 +64,19 @@ macro_rules! err_message {
     }};
 }
 
-/// Prints a message that does not change the exit status (e.g. a problem
-/// reading an ignore file).
+/// Prints a message that does not change the exit status, unless
+/// `--no-messages` (e.g. the configuration file cannot be read).
+#[macro_export]
+macro_rules! message {
+    ($($tt:tt)*) => {{
+        if $crate::sys::messages::messages() {
+            $crate::sys::messages::eprint_locked(format_args!($($tt)*));
+        }
+    }};
+}
+
+/// Prints a message about an ignore file, which does not change the exit
+/// status (`--no-messages` and `--no-ignore-messages` turn it off).
 #[macro_export]
 macro_rules! ignore_message {
     ($($tt:tt)*) => {{

@@ -107,6 +107,30 @@ gstest!(config_file_missing, |dir: Dir, cmd: TestCommand| {
     eqnice!(msg, out.stderr);
 });
 
+// The command line's --no-messages hides the missing file's message (its
+// --no-ignore-messages does not). Found by the walk fuzzer:
+// `RIPGREP_CONFIG_PATH=rgcfg rg --no-messages fo+ .` with no rgcfg.
+gstest!(
+    config_file_missing_no_messages,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "fox\n");
+        let path = dir.path().join("nope");
+        with_config(&mut cmd, &path).args(["--no-messages", "fox", "a.txt"]);
+        let out = cmd.expect(0, "fox\n");
+        eqnice!("", out.stderr);
+        let mut cmd = dir.command();
+        with_config(&mut cmd, &path).args(["--no-ignore-messages", "fox", "a.txt"]);
+        let out = cmd.expect(0, "fox\n");
+        let msg = format!(
+            "{}: failed to read the file specified in {}: {}: No such file or directory (os error 2)\n",
+            prog(),
+            config_env(),
+            path.display()
+        );
+        eqnice!(msg, out.stderr);
+    }
+);
+
 // A directory opens but cannot be read: the message names no path.
 gstest!(config_file_directory, |dir: Dir, cmd: TestCommand| {
     dir.create("a.txt", "fox\n");
@@ -971,4 +995,42 @@ gstest!(version_then_help, |dir: Dir, cmd: TestCommand| {
     let long_help = long.stdout();
     assert!(long_help.contains("--max-count"), "{long_help}");
     assert_ne!(long_help, help);
+});
+
+// ripgrep checks these values as it parses each flag, so a bad one fails
+// the run even where a later flag overrides it. Found by the walk fuzzer:
+// `--encoding utf16 --no-encoding` searched (exit 0), rg exits 2.
+gstest!(bad_value_overridden_later, |dir: Dir, _cmd: TestCommand| {
+    dir.create("a.txt", "fox\n");
+    let size = "invalid size: invalid format for size 'abc', which should be a non-empty \
+                sequence of digits followed by an optional 'K', 'M' or 'G' suffix";
+    for (flags, why) in [
+        (
+            ["-E", "bogus", "-E", "utf-8"],
+            "-E: grep config error: unknown encoding: bogus".to_string(),
+        ),
+        (
+            ["--encoding", "utf16", "--no-encoding", "--no-encoding"],
+            "--encoding: grep config error: unknown encoding: utf16".to_string(),
+        ),
+        (
+            ["--max-filesize", "abc", "--max-filesize", "1K"],
+            format!("--max-filesize: {size}"),
+        ),
+        (
+            ["--dfa-size-limit", "abc", "--dfa-size-limit", "1M"],
+            format!("--dfa-size-limit: {size}"),
+        ),
+        (
+            ["--path-separator", "ab", "--path-separator", "/"],
+            "--path-separator: A path separator must be exactly one byte, but the given \
+             separator is 2 bytes: ab\nIn some shells on Windows '/' is automatically \
+             expanded. Use '//' instead."
+                .to_string(),
+        ),
+    ] {
+        let mut cmd = dir.command();
+        cmd.args(flags).args(["fox", "a.txt"]);
+        expect_error(&mut cmd, &format!("gsearch: error parsing flag {why}\n"));
+    }
 });

@@ -671,3 +671,92 @@ gstest!(type_list_bad_type, |_dir: Dir, cmd: TestCommand| {
     let msg = format!("{}: unrecognized file type: nope\n", crate::util::prog());
     eqnice!(msg, out.stderr);
 });
+
+// One regular file that `auto` would search with the device beside the CPU:
+// a bad --type-add or glob still fails the run, and an --ignore-file that
+// cannot be read is still reported (the hybrid skipped the walk that says
+// so). Found by the walk fuzzer: `--engine auto --type-add bad '' q.md`
+// exited 0.
+gstest!(
+    walk_errors_on_one_big_file,
+    |dir: Dir, _cmd: TestCommand| {
+        dir.create("a.txt", "foo\nbar\n");
+        let auto = |c: &mut TestCommand| {
+            c.raw()
+                .env("GSEARCH_ENGINE", "auto")
+                .env("GSEARCH_AUTO_MIN_BYTES", "1")
+                .env("GSEARCH_DEVICE_STARTUP_MS", "0");
+        };
+        for (flags, needle) in [
+            (
+                ["--type-add", "bad"],
+                "invalid definition (format is type:glob",
+            ),
+            (["-g", "["], "error parsing glob '['"),
+        ] {
+            let mut c = dir.command();
+            auto(&mut c);
+            c.args(flags).args(["foo", "a.txt"]);
+            let out = c.assert_error(&[needle]);
+            eqnice!("", out.stdout);
+        }
+        let mut c = dir.command();
+        auto(&mut c);
+        c.args(["--ignore-file", "nope.ign", "foo", "a.txt"]);
+        let out = c.expect(0, "foo\n");
+        let want = format!(
+            "{}: nope.ign: No such file or directory (os error 2)\n",
+            crate::util::prog()
+        );
+        eqnice!(want, out.stderr);
+    }
+);
+
+// An --ignore-file that cannot be read is reported once when sorting by a
+// timestamp (the device engine built the walker twice, once for the sorted
+// list). Found by the walk fuzzer: `--engine opencl --ignore-file nope.ign
+// -c --sort modified foo d`.
+gstest!(
+    missing_ignore_file_reported_once_sorted,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", "foo\n");
+        dir.create("sub/b.txt", "foo\n");
+        cmd.args(["--ignore-file", "nope.ign", "-c", "--sortr", "path", "foo"]);
+        let out = cmd.expect(0, "sub/b.txt:1\na.txt:1\n");
+        let want = format!(
+            "{}: nope.ign: No such file or directory (os error 2)\n",
+            crate::util::prog()
+        );
+        eqnice!(want, out.stderr);
+    }
+);
+
+// Of a bad --type-add, a bad glob and an unreadable --ignore-file, the type
+// is reported (alone), then the glob, as ripgrep builds them in that order
+// before the walker. Found by the walk fuzzer: `-g '{' --type-add foo: x d`
+// named the glob.
+gstest!(
+    type_then_glob_errors_first,
+    |dir: Dir, _cmd: TestCommand| {
+        dir.create("a.txt", "foo\n");
+        let prog = crate::util::prog();
+        let glob = format!(
+            "{prog}: error parsing glob '{{': unclosed alternate group; missing '}}' \
+         (maybe escape '{{' with '[{{]'?)\n"
+        );
+        let types =
+            format!("{prog}: invalid definition (format is type:glob, e.g., html:*.html)\n");
+        for (args, want) in [
+            (
+                &["-g", "{", "--type-add", "foo:", "--ignore-file", "nope"][..],
+                &types,
+            ),
+            (&["--ignore-file", "nope", "-g", "{"][..], &glob),
+        ] {
+            let mut cmd = dir.command();
+            cmd.args(args).args(["foo", "."]);
+            let out = cmd.expect(2, "");
+            eqnice!(want, out.stderr);
+        }
+    }
+);
