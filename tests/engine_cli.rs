@@ -122,6 +122,41 @@ fn verify_with_json_compares_all_but_the_timings() {
     }
 }
 
+/// Options of ripgrep's printers only (`-M`, `--trim`, `--colors`,
+/// separators, `--path-separator`) leave the search on the device: its
+/// lines reach ripgrep's printer through `OffsetMatcher`. The output is the
+/// CPU engine's (whose equality to ripgrep's the CLI tests show).
+#[test]
+fn printer_options_keep_the_device() {
+    if !common::have_device() {
+        return;
+    }
+    let d = tree();
+    let sets: [&[&str]; 5] = [
+        &["-M", "8", "-n"],
+        &["--trim", "-n"],
+        &["--color", "always", "--colors", "match:fg:green", "-n"],
+        &["--field-match-separator", "=", "--column"],
+        &["--path-separator", "/", "-c"],
+    ];
+    for flags in sets {
+        let mut args = vec!["--sort", "path"];
+        args.extend_from_slice(flags);
+        args.push("needle");
+        let cpu = gsearch(&[&["--engine", "cpu"][..], &args].concat(), &[], d.path());
+        let dev = gsearch(
+            &[&["--engine", "opencl"][..], &args].concat(),
+            &[],
+            d.path(),
+        );
+        assert_eq!(dev.stdout, cpu.stdout, "{flags:?}");
+        assert_eq!(dev.status.code(), Some(0), "{flags:?}");
+        let stats = [&["--engine", "opencl", "--stats"][..], &args].concat();
+        let text = String::from_utf8_lossy(&gsearch(&stats, &[], d.path()).stdout).into_owned();
+        assert!(text.contains("engine: opencl on "), "{flags:?}: {text}");
+    }
+}
+
 /// `--verify` also covers files read in chunks (the count and numbered-line
 /// fast paths step aside so every file is checked against the CPU engine).
 #[test]

@@ -213,12 +213,17 @@ impl Config {
         })
     }
 
-    /// Whether the search needs ripgrep's searcher and printers on the CPU:
-    /// input decoded, decompressed, preprocessed or multiline (`-U`, `-E`,
-    /// `-z`, `--pre`), or options only they honour (`--crlf`, `--passthru`,
-    /// `-M`, `--colors`...).
+    /// Whether the search needs ripgrep's searcher on the CPU: input
+    /// decoded, decompressed, preprocessed or multiline (`-U`, `-E`, `-z`,
+    /// `--pre`), or options only it honours (`--crlf`, `--passthru`...).
     pub fn needs_cpu_searcher(&self) -> bool {
         self.input.needs_searcher() || self.out.needs_cpu_searcher()
+    }
+
+    /// [`Config::needs_cpu_searcher`], or output only ripgrep's printers
+    /// write (`-M`, `--trim`, `--colors`, separators, hyperlinks).
+    pub fn needs_ripgrep_printer(&self) -> bool {
+        self.input.needs_searcher() || self.out.needs_ripgrep_printer()
     }
 
     /// Whether `-i` was given (not smart case): `--sorted` compares keys

@@ -93,25 +93,36 @@ impl OutputOpts {
         })
     }
 
-    /// Whether only ripgrep's searcher and printers on the CPU give this
-    /// output: a line terminator other than `\n`, lines printed other than
-    /// as they are, a search that stops early, other separators, colors or
-    /// paths. The device path, the hybrid search, big-file splitting and
-    /// the plain printer (`output::plain`) then stand aside.
+    /// Whether only ripgrep's searcher on the CPU gives this output: a
+    /// line terminator other than `\n`, every line printed (`--passthru`),
+    /// a search that stops at a non-matching line, a regex built without
+    /// Unicode or with size limits. The device path, the hybrid search,
+    /// big-file splitting and the plain printer (`output::plain`) then stand
+    /// aside.
     pub fn needs_cpu_searcher(&self) -> bool {
         self.line_term != LineTerm::Lf
             || self.passthru
+            || self.stop_on_nonmatch
+            || self.no_unicode
+            || self.regex_size_limit.is_some()
+            || self.dfa_size_limit.is_some()
+    }
+
+    /// Whether only ripgrep's printers give this output: the above, or
+    /// lines printed other than as they are (`--trim`, `-M`), colors of
+    /// its own, other separators, paths or hyperlinks. Any engine may find
+    /// the lines (the device's reach ripgrep's printer through
+    /// `OffsetMatcher`); the plain printer and big-file splitting stand
+    /// aside.
+    pub fn needs_ripgrep_printer(&self) -> bool {
+        self.needs_cpu_searcher()
             || self.trim
             || self.max_columns.is_some()
-            || self.stop_on_nonmatch
             || self.colors_custom
             || self.field_context_separator != b"-"
             || self.field_match_separator != b":"
             || self.path_separator.is_some()
             || self.hyperlinks
-            || self.no_unicode
-            || self.regex_size_limit.is_some()
-            || self.dfa_size_limit.is_some()
     }
 
     /// The byte that ends lines for the searcher and the matcher.

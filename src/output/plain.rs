@@ -35,7 +35,7 @@ pub fn eligible(cfg: &Config) -> bool {
 /// `--stats`.
 fn plain_standard(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Standard
-        && !cfg.out.needs_cpu_searcher()
+        && !cfg.out.needs_ripgrep_printer()
         && !cfg.quiet
         && !cfg.byte_offset
         && !cfg.column
@@ -535,7 +535,7 @@ pub fn try_print<W: Write>(
 /// matches (`--stats` allowed: its figures are gathered here too).
 pub fn count_eligible(cfg: &Config) -> bool {
     matches!(cfg.mode, OutputMode::Count | OutputMode::CountMatches)
-        && !cfg.out.needs_cpu_searcher()
+        && !cfg.out.needs_ripgrep_printer()
         && !cfg.quiet
         && !cfg.invert
         && cfg.max_count.is_none()

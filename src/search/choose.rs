@@ -38,8 +38,9 @@ pub fn auto_min_bytes() -> u64 {
 /// unless a pattern's DFA is too big (then the CPU engine runs them).
 pub fn engines(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Option<Engines>> {
     // Decoded, decompressed, preprocessed or multiline input, and options
-    // only ripgrep's searcher and printers honour (`--crlf`, `--passthru`,
-    // `-M`, `--colors`...): the CPU engine.
+    // only ripgrep's searcher honours (`--crlf`, `--passthru`...): the CPU
+    // engine. Options of its printers (`-M`, `--colors`...) are the
+    // finisher's, whatever found the lines.
     if cfg.needs_cpu_searcher() {
         return Ok(None);
     }

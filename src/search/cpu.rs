@@ -185,7 +185,7 @@ fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
     if cfg.engine == crate::cli::EngineArg::Opencl && cfg.input.needs_searcher() {
         v.push("-U, -E, -z or --pre: the CPU engine read and searched the input".into());
     } else if cfg.engine == crate::cli::EngineArg::Opencl && cfg.out.needs_cpu_searcher() {
-        v.push("an option given (line endings, --passthru, -M, colors, separators...) is the CPU searcher's: the CPU engine ran".into());
+        v.push("an option given (line endings, --passthru, --no-unicode, size limits...) is the CPU searcher's: the CPU engine ran".into());
     } else if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {
         v.push("no literal for a device kernel: the CPU engine ran the regex".into());
     }
