@@ -125,6 +125,14 @@ impl OutputOpts {
             || self.hyperlinks
     }
 
+    /// Whether a count (`-c`, `--count-matches`) needs ripgrep's printers:
+    /// its paths (`--path-separator`, hyperlinks) or its searcher. Lines
+    /// are not printed, so `-M`, `--trim`, colors and field separators
+    /// change nothing (ripgrep writes `PATH:COUNT` whatever they say).
+    pub fn count_needs_ripgrep_printer(&self) -> bool {
+        self.needs_cpu_searcher() || self.path_separator.is_some() || self.hyperlinks
+    }
+
     /// The byte that ends lines for the searcher and the matcher.
     pub fn line_byte(&self) -> u8 {
         if self.line_term == LineTerm::Nul {

@@ -535,7 +535,7 @@ pub fn try_print<W: Write>(
 /// matches (`--stats` allowed: its figures are gathered here too).
 pub fn count_eligible(cfg: &Config) -> bool {
     matches!(cfg.mode, OutputMode::Count | OutputMode::CountMatches)
-        && !cfg.out.needs_ripgrep_printer()
+        && !cfg.out.count_needs_ripgrep_printer()
         && !cfg.quiet
         && !cfg.invert
         && cfg.max_count.is_none()

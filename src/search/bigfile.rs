@@ -70,7 +70,7 @@ pub fn search<W: WriteColor>(
         || threads < 2
         || first_match_is_enough
         || !cfg.use_mmap
-        || cfg.needs_ripgrep_printer()
+        || cfg.needs_cpu_searcher()
     {
         return None;
     }

@@ -414,11 +414,12 @@ gstest!(hostname_bin, |dir: Dir, cmd: TestCommand| {
     assert!(out.starts_with("\x1b]8;;x://myhost//"), "{out:?}");
 });
 
-// Options only ripgrep's searcher honours keep the search on the CPU
-// engine whatever engine was asked for.
+// Options only ripgrep's searcher honours (here `--no-unicode`) keep the
+// search on the CPU engine whatever engine was asked for; a printer's
+// option beside them (`--trim`) is printed as ever.
 gstest!(line_options_run_on_cpu, |dir: Dir, cmd: TestCommand| {
     dir.create("p.txt", LINES);
-    cmd.args(["--stats", "--trim", "indented", "p.txt"]);
+    cmd.args(["--stats", "--trim", "--no-unicode", "indented", "p.txt"]);
     let out = cmd.stdout();
     assert!(out.starts_with("foo indented\n"), "{out}");
     assert!(
