@@ -11,7 +11,10 @@ use crate::cli::config::Config;
 use crate::cli::order::TypeChange;
 use crate::ignore_message;
 
+mod loops;
 mod sort;
+
+pub use loops::LoopCheck;
 
 /// Something to search: a file or standard input.
 #[derive(Clone, Debug)]
@@ -68,6 +71,9 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     if cfg.sort_path {
         b.sort_by_file_name(|a, b| a.cmp(b));
     }
+    if w.follow {
+        b.filter_entry(loops::outside_loop);
+    }
     if let Some(types) = types {
         b.types(types);
     }
@@ -84,8 +90,8 @@ fn ordered<'a>(cfg: &'a Config, builder: &WalkBuilder) -> Box<dyn Iterator<Item 
     if let Some(files) = regular_files(&cfg.paths) {
         return sort::sort(cfg, files.into_iter());
     }
-    let haystacks = builder
-        .build()
+    let haystacks = LoopCheck::of(cfg)
+        .entries(builder.build())
         .filter_map(|r| haystack(r, cfg.implicit_path));
     sort::sort(cfg, haystacks)
 }
