@@ -7,8 +7,10 @@ use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use ignore::{DirEntry, WalkBuilder};
 
+use crate::cli::Cli;
 use crate::cli::config::Config;
 use crate::cli::order::TypeChange;
+use crate::cli::walkcfg::WalkConfig;
 use crate::ignore_message;
 
 mod loops;
@@ -28,7 +30,7 @@ pub struct Haystack {
 
 /// Builds the walker, as ripgrep configures it.
 pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
-    sort::check_supported(cfg)?;
+    sort::check_supported(&cfg.walk)?;
     // ripgrep builds the types, then the globs, before the walker reads the
     // --ignore-files: a bad type is reported before a bad glob, and either
     // before an unreadable ignore file. Without -t, -T or --type-* no type
@@ -37,7 +39,7 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     let types = (!cfg.walk.type_changes.is_empty())
         .then(|| types(cfg))
         .transpose()?;
-    let overrides = overrides(cfg)?;
+    let overrides = overrides(&cfg.walk)?;
     let mut b = WalkBuilder::new(&cfg.paths[0]);
     for p in &cfg.paths[1..] {
         b.add(p);
@@ -126,8 +128,8 @@ fn regular_files(paths: &[PathBuf]) -> Option<Vec<Haystack>> {
 pub fn silent_for_files(cfg: &Config) -> bool {
     let w = &cfg.walk;
     (w.ignore_files.is_empty() || w.no_ignore_files)
-        && sort::check_supported(cfg).is_ok()
-        && overrides(cfg).is_ok()
+        && sort::check_supported(w).is_ok()
+        && overrides(w).is_ok()
         && (w.type_changes.is_empty() || types(cfg).is_ok())
 }
 
@@ -144,8 +146,7 @@ pub fn presorted(cfg: &Config, builder: &WalkBuilder) -> Option<Vec<Haystack>> {
 
 /// `-g` globs (case-insensitive with `--glob-case-insensitive`), then
 /// `--iglob` globs, always case-insensitive.
-fn overrides(cfg: &Config) -> anyhow::Result<ignore::overrides::Override> {
-    let w = &cfg.walk;
+fn overrides(w: &WalkConfig) -> anyhow::Result<ignore::overrides::Override> {
     if w.globs.is_empty() && w.iglobs.is_empty() {
         return Ok(ignore::overrides::Override::empty());
     }
@@ -188,10 +189,15 @@ fn types_builder(changes: &[TypeChange]) -> anyhow::Result<TypesBuilder> {
 }
 
 /// Prints `--type-list`: every type with its globs, after any
-/// `--type-add` and `--type-clear`.
-pub fn type_list(changes: &[TypeChange], out: &mut dyn std::io::Write) -> anyhow::Result<()> {
-    // Built, so that a bad -t/-T is reported as ripgrep reports it.
-    let types = types_builder(changes)?.build()?;
+/// `--type-add` and `--type-clear`. ripgrep checks the sort, then builds
+/// the types, the globs and the `--pre-glob` globs before it chooses what
+/// to run: the first that fails is reported and nothing is printed.
+pub fn type_list(cli: &mut Cli, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    let walk = WalkConfig::from_cli(cli)?;
+    sort::check_supported(&walk)?;
+    let types = types_builder(&walk.type_changes)?.build()?;
+    overrides(&walk)?;
+    crate::cli::input::pre_globs(&cli.pre_glob)?;
     for def in types.definitions() {
         writeln!(out, "{}: {}", def.name(), def.globs().join(", "))?;
     }
