@@ -44,6 +44,7 @@ fn root_ancestor(link: &Path, depth: usize) -> Option<PathBuf> {
 pub struct LoopCheck {
     follow: bool,
     max_depth: Option<usize>,
+    one_file_system: bool,
     sorted: bool,
 }
 
@@ -52,6 +53,7 @@ impl LoopCheck {
         LoopCheck {
             follow: cfg.walk.follow,
             max_depth: cfg.walk.max_depth,
+            one_file_system: cfg.walk.one_file_system,
             sorted: cfg.sort_path,
         }
     }
@@ -75,7 +77,19 @@ impl LoopCheck {
     fn enters(self, dent: &DirEntry) -> bool {
         dent.file_type().is_some_and(|t| t.is_dir())
             && self.max_depth.is_none_or(|max| dent.depth() < max)
+            && (!self.one_file_system || on_root_device(dent.path(), dent.depth()))
     }
+}
+
+/// Whether `dir`, `depth` below the walk's root, is on the root's file
+/// system (`--one-file-system` enters no other).
+fn on_root_device(dir: &Path, depth: usize) -> bool {
+    let dev = |p: &Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+    depth == 0
+        || dir
+            .ancestors()
+            .nth(depth)
+            .is_some_and(|root| dev(root) == dev(dir))
 }
 
 /// A directory the walk is in that holds such links.
