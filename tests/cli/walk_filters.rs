@@ -672,10 +672,11 @@ gstest!(type_list_bad_type, |_dir: Dir, cmd: TestCommand| {
     eqnice!(msg, out.stderr);
 });
 
-// ripgrep builds the types, the globs and the --pre-glob globs before it
-// chooses what to run, and checks --colors and --hyperlink-format as it
-// reads them (in order with the other flags' values): with --type-list a
-// bad one is an error too, and nothing is printed. Found by the walk
+// ripgrep builds the types, the globs and the --pre-glob globs (in that
+// order) before it chooses what to run, and checks --colors and
+// --hyperlink-format as it reads them (in order with the other flags'
+// values): with --type-list a bad one is an error too, and nothing is
+// printed. Found by the walk
 // fuzzer: `--type-list -g '['` printed the list and exited 0.
 gstest!(type_list_bad_flags, |dir: Dir, _cmd: TestCommand| {
     let glob = "error parsing glob '[': unclosed character class; missing ']'";
@@ -683,7 +684,7 @@ gstest!(type_list_bad_flags, |dir: Dir, _cmd: TestCommand| {
                   is '(path|line|column|match|highlight):(fg|bg|style):(value)'.";
     let link = "error parsing flag --hyperlink-format: invalid hyperlink format: unclosed \
                 variable: found '{' without a corresponding '}' following it";
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 12] = [
         (&["--type-list", "-g", "["], glob),
         (&["--type-list", "--iglob", "["], glob),
         (&["--type-list", "--pre-glob", "["], glob),
@@ -709,6 +710,11 @@ gstest!(type_list_bad_flags, |dir: Dir, _cmd: TestCommand| {
             link,
         ),
         (&["--colors", "bad", "--max-filesize", "1Q", "fox"], colors),
+        (
+            &["--pre-glob", "[", "-tnope", "fox"],
+            "unrecognized file type: nope",
+        ),
+        (&["--pre-glob", "{", "-g", "[", "fox"], glob),
     ];
     for (flags, msg) in cases {
         let mut c = dir.command();
