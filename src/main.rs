@@ -35,7 +35,7 @@ fn try_main() -> anyhow::Result<u8> {
     gsearch::sys::trace::start();
     // Memory maps of files that shrink under us are reported, not fatal.
     gsearch::sys::guard::install();
-    let cli = match gsearch::cli::parse::from_env()? {
+    let mut cli = match gsearch::cli::parse::from_env()? {
         gsearch::cli::parse::Parsed::Run(cli) => *cli,
         gsearch::cli::parse::Parsed::Exit(code) => return Ok(code),
         gsearch::cli::parse::Parsed::VersionLong => {
@@ -54,7 +54,7 @@ fn try_main() -> anyhow::Result<u8> {
         return Ok(0);
     }
     if cli.type_list {
-        gsearch::walk::type_list(&cli.walk_order.type_changes, &mut std::io::stdout().lock())?;
+        gsearch::walk::type_list(&mut cli, &mut std::io::stdout().lock())?;
         return Ok(0);
     }
     if cli.list_devices {

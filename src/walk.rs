@@ -3,15 +3,17 @@
 
 use std::path::{Path, PathBuf};
 
-use ignore::overrides::OverrideBuilder;
-use ignore::types::TypesBuilder;
 use ignore::{DirEntry, WalkBuilder};
 
+use crate::cli::Cli;
 use crate::cli::config::Config;
-use crate::cli::order::TypeChange;
+use crate::cli::walkcfg::WalkConfig;
 use crate::ignore_message;
 
+mod loops;
 mod sort;
+
+pub use loops::LoopCheck;
 
 /// Something to search: a file or standard input.
 #[derive(Clone, Debug)]
@@ -25,16 +27,16 @@ pub struct Haystack {
 
 /// Builds the walker, as ripgrep configures it.
 pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
-    sort::check_supported(cfg)?;
+    sort::check_supported(&cfg.walk)?;
     // ripgrep builds the types, then the globs, before the walker reads the
     // --ignore-files: a bad type is reported before a bad glob, and either
     // before an unreadable ignore file. Without -t, -T or --type-* no type
     // is selected, and the walker's types match nothing: building the
     // defaults' globs (0.25 ms) is left out.
     let types = (!cfg.walk.type_changes.is_empty())
-        .then(|| types(cfg))
+        .then(|| cfg.walk.types())
         .transpose()?;
-    let overrides = overrides(cfg)?;
+    let overrides = cfg.walk.overrides()?;
     let mut b = WalkBuilder::new(&cfg.paths[0]);
     for p in &cfg.paths[1..] {
         b.add(p);
@@ -68,6 +70,9 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     if cfg.sort_path {
         b.sort_by_file_name(|a, b| a.cmp(b));
     }
+    if w.follow {
+        b.filter_entry(loops::outside_loop);
+    }
     if let Some(types) = types {
         b.types(types);
     }
@@ -84,8 +89,8 @@ fn ordered<'a>(cfg: &'a Config, builder: &WalkBuilder) -> Box<dyn Iterator<Item 
     if let Some(files) = regular_files(&cfg.paths) {
         return sort::sort(cfg, files.into_iter());
     }
-    let haystacks = builder
-        .build()
+    let haystacks = LoopCheck::of(cfg)
+        .entries(builder.build())
         .filter_map(|r| haystack(r, cfg.implicit_path));
     sort::sort(cfg, haystacks)
 }
@@ -120,9 +125,9 @@ fn regular_files(paths: &[PathBuf]) -> Option<Vec<Haystack>> {
 pub fn silent_for_files(cfg: &Config) -> bool {
     let w = &cfg.walk;
     (w.ignore_files.is_empty() || w.no_ignore_files)
-        && sort::check_supported(cfg).is_ok()
-        && overrides(cfg).is_ok()
-        && (w.type_changes.is_empty() || types(cfg).is_ok())
+        && sort::check_supported(w).is_ok()
+        && w.overrides().is_ok()
+        && (w.type_changes.is_empty() || w.types().is_ok())
 }
 
 /// For drivers that walk on a thread of their own: the haystacks of
@@ -136,56 +141,16 @@ pub fn presorted(cfg: &Config, builder: &WalkBuilder) -> Option<Vec<Haystack>> {
     Some(ordered(cfg, builder).collect())
 }
 
-/// `-g` globs (case-insensitive with `--glob-case-insensitive`), then
-/// `--iglob` globs, always case-insensitive.
-fn overrides(cfg: &Config) -> anyhow::Result<ignore::overrides::Override> {
-    let w = &cfg.walk;
-    if w.globs.is_empty() && w.iglobs.is_empty() {
-        return Ok(ignore::overrides::Override::empty());
-    }
-    let mut b = OverrideBuilder::new(std::env::current_dir()?);
-    b.case_insensitive(w.glob_case_insensitive)?;
-    for g in &w.globs {
-        b.add(g)?;
-    }
-    b.case_insensitive(true)?;
-    for g in &w.iglobs {
-        b.add(g)?;
-    }
-    Ok(b.build()?)
-}
-
-/// The file type matcher: ripgrep's default types, then `-t`, `-T`,
-/// `--type-add` and `--type-clear` in the order given.
-pub fn types(cfg: &Config) -> anyhow::Result<ignore::types::Types> {
-    Ok(types_builder(&cfg.walk.type_changes)?.build()?)
-}
-
-fn types_builder(changes: &[TypeChange]) -> anyhow::Result<TypesBuilder> {
-    let mut b = TypesBuilder::new();
-    b.add_defaults();
-    for change in changes {
-        match change {
-            TypeChange::Select(t) => {
-                b.select(t);
-            }
-            TypeChange::Negate(t) => {
-                b.negate(t);
-            }
-            TypeChange::Clear(t) => {
-                b.clear(t);
-            }
-            TypeChange::Add(def) => b.add_def(def)?,
-        }
-    }
-    Ok(b)
-}
-
 /// Prints `--type-list`: every type with its globs, after any
-/// `--type-add` and `--type-clear`.
-pub fn type_list(changes: &[TypeChange], out: &mut dyn std::io::Write) -> anyhow::Result<()> {
-    // Built, so that a bad -t/-T is reported as ripgrep reports it.
-    let types = types_builder(changes)?.build()?;
+/// `--type-add` and `--type-clear`. ripgrep checks the sort, then builds
+/// the types, the globs and the `--pre-glob` globs before it chooses what
+/// to run: the first that fails is reported and nothing is printed.
+pub fn type_list(cli: &mut Cli, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    let walk = WalkConfig::from_cli(cli)?;
+    sort::check_supported(&walk)?;
+    let types = walk.types()?;
+    walk.overrides()?;
+    crate::cli::input::pre_globs(&cli.pre_glob)?;
     for def in types.definitions() {
         writeln!(out, "{}: {}", def.name(), def.globs().join(", "))?;
     }

@@ -581,7 +581,13 @@ pub struct Cli {
     #[arg(long, overrides_with = "multiline", help_heading = "Search")]
     pub stop_on_nonmatch: bool,
     /// Color settings, `{type}:{attribute}:{value}` (`{type}:none` clears).
-    #[arg(long, value_name = "COLOR_SPEC", action = ArgAction::Append, help_heading = "Output")]
+    #[arg(
+        long,
+        value_name = "COLOR_SPEC",
+        action = ArgAction::Append,
+        value_parser = checked(crate::cli::output_opts::check_color_spec),
+        help_heading = "Output"
+    )]
     pub colors: Vec<String>,
     /// The string between the fields of a context line (default '-').
     #[arg(
@@ -610,7 +616,12 @@ pub struct Cli {
     pub path_separator: Option<String>,
     /// Print paths as hyperlinks of this format (or an alias: default, file,
     /// vscode...).
-    #[arg(long, value_name = "FORMAT", help_heading = "Output")]
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        value_parser = checked(crate::cli::output_opts::check_hyperlink_format),
+        help_heading = "Output"
+    )]
     pub hyperlink_format: Option<String>,
     /// A program that prints the host name for hyperlinks' `{host}`.
     #[arg(long, value_name = "COMMAND", value_parser = any_path(), help_heading = "Output")]

@@ -157,6 +157,12 @@ impl Config {
         let threads = threads(&cli, one_thread);
         let use_mmap =
             !cli.no_mmap && (cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file())));
+        if !cli.pre_glob.is_empty() {
+            // ripgrep builds the types and the globs before the --pre-glob
+            // globs: a bad one of those is the error reported.
+            walk.types()?;
+            walk.overrides()?;
+        }
         let input = InputOptions::from_cli(&cli)?;
         let boundary = boundary(&cli);
         let line_context = (boundary == Boundary::Word && !out.no_unicode)

@@ -109,7 +109,7 @@ fn encoding_spelling() -> &'static str {
 
 /// The `--pre-glob` globs, matched as ripgrep matches them (from the
 /// current directory, `!` negating).
-fn pre_globs(globs: &[String]) -> anyhow::Result<Override> {
+pub(crate) fn pre_globs(globs: &[String]) -> anyhow::Result<Override> {
     if globs.is_empty() {
         return Ok(Override::empty());
     }

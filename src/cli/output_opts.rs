@@ -184,6 +184,14 @@ fn color_specs(specs: &[String]) -> anyhow::Result<(ColorSpecs, bool)> {
     Ok((ColorSpecs::new(&all), !specs.is_empty()))
 }
 
+/// Whether a `--colors` spec parses (as the parser checks each one given,
+/// in order with the other flags' values, whatever then runs).
+pub(crate) fn check_color_spec(s: &str) -> Result<(), String> {
+    s.parse::<grep_printer::UserColorSpec>()
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 fn separator(v: Option<&str>, default: &str) -> Vec<u8> {
     grep_cli::unescape(v.unwrap_or(default))
 }
@@ -257,6 +265,13 @@ fn regex_engine(cli: &Cli) -> RegexEngine {
     } else {
         RegexEngine::Default
     }
+}
+
+/// Whether a `--hyperlink-format` parses (as the parser checks it).
+pub(crate) fn check_hyperlink_format(s: &str) -> Result<(), String> {
+    s.parse::<HyperlinkFormat>()
+        .map(drop)
+        .map_err(|e| format!("invalid hyperlink format: {e}"))
 }
 
 /// `--hyperlink-format` with the host name (`--hostname-bin`) and WSL

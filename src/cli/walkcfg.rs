@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+use ignore::overrides::{Override, OverrideBuilder};
+use ignore::types::{Types, TypesBuilder};
+
 use crate::cli::order::TypeChange;
 use crate::cli::{Cli, SortArg};
 
@@ -91,6 +94,46 @@ impl WalkConfig {
                 key: SortArg::Path,
                 reverse: false,
             })
+    }
+
+    /// `-g` globs (case-insensitive with `--glob-case-insensitive`), then
+    /// `--iglob` globs, always case-insensitive.
+    pub fn overrides(&self) -> anyhow::Result<Override> {
+        if self.globs.is_empty() && self.iglobs.is_empty() {
+            return Ok(Override::empty());
+        }
+        let mut b = OverrideBuilder::new(std::env::current_dir()?);
+        b.case_insensitive(self.glob_case_insensitive)?;
+        for g in &self.globs {
+            b.add(g)?;
+        }
+        b.case_insensitive(true)?;
+        for g in &self.iglobs {
+            b.add(g)?;
+        }
+        Ok(b.build()?)
+    }
+
+    /// The file type matcher: ripgrep's default types, then `-t`, `-T`,
+    /// `--type-add` and `--type-clear` in the order given.
+    pub fn types(&self) -> anyhow::Result<Types> {
+        let mut b = TypesBuilder::new();
+        b.add_defaults();
+        for change in &self.type_changes {
+            match change {
+                TypeChange::Select(t) => {
+                    b.select(t);
+                }
+                TypeChange::Negate(t) => {
+                    b.negate(t);
+                }
+                TypeChange::Clear(t) => {
+                    b.clear(t);
+                }
+                TypeChange::Add(def) => b.add_def(def)?,
+            }
+        }
+        Ok(b.build()?)
     }
 }
 

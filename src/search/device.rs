@@ -139,6 +139,7 @@ fn spawn_walk(
 ) -> anyhow::Result<std::thread::JoinHandle<bool>> {
     let walker = walk::walk_builder(cfg)?;
     let presorted = walk::presorted(cfg, &walker);
+    let loops = walk::LoopCheck::of(cfg);
     let implicit = cfg.implicit_path;
     let threads = cfg.threads;
     let walk_thread = std::thread::spawn(move || {
@@ -149,8 +150,8 @@ fn spawn_walk(
             let hays: Box<dyn Iterator<Item = Haystack> + Send> = match presorted {
                 Some(list) => Box::new(list.into_iter()),
                 None => Box::new(
-                    walker
-                        .build()
+                    loops
+                        .entries(walker.build())
                         .filter_map(move |r| walk::haystack(r, implicit)),
                 ),
             };

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 
 use crate::cli::SortArg;
 use crate::cli::config::Config;
+use crate::cli::walkcfg::WalkConfig;
 use crate::walk::Haystack;
 
 type Stamp = fn(&Metadata) -> std::io::Result<SystemTime>;
@@ -56,8 +57,8 @@ fn compare(a: Option<SystemTime>, b: Option<SystemTime>) -> Ordering {
 }
 
 /// ripgrep refuses a sort its platform cannot do, naming why.
-pub fn check_supported(cfg: &Config) -> anyhow::Result<()> {
-    let Some(sort) = cfg.walk.sort else {
+pub fn check_supported(walk: &WalkConfig) -> anyhow::Result<()> {
+    let Some(sort) = walk.sort else {
         return Ok(());
     };
     let (stamp, what): (Stamp, &str) = match sort.key {

@@ -1,7 +1,7 @@
 //! Recursive search: ignore files, hidden files, globs, types, symlinks,
 //! depth, -u, threads, and how paths are displayed.
 
-use crate::util::{Dir, TestCommand, sort_lines};
+use crate::util::{Dir, TestCommand, prog, sort_lines};
 
 // No path and stdin not readable (null): search ./ and print paths without
 // a "./" prefix.
@@ -451,20 +451,67 @@ gstest!(symlink_explicit, |dir: Dir, cmd: TestCommand| {
     eqnice!("fox\n", cmd.stdout());
 });
 
-// A symlink loop under -L is reported once the walk comes back to an
-// ancestor (d/up/d/up), after going through the link once; the rest is
-// still searched.
+// A symlink loop under -L is reported when the walk comes to a link to an
+// ancestor of the root (here the test's directory, above d), without going
+// through it; the rest is still searched.
 #[cfg(unix)]
 gstest!(symlink_loop, |dir: Dir, cmd: TestCommand| {
     dir.create("d/a.txt", "fox\n");
     dir.symlink("..", "d/up");
     cmd.args(["--follow", "--sort", "path", "fox", "d"]);
-    let out = cmd.expect(2, "d/a.txt:fox\nd/up/d/a.txt:fox\n");
+    let out = cmd.expect(2, "d/a.txt:fox\n");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("File system loop found: d/up/d/up points to an ancestor d/up"),
-        "{err}"
+    let root = dir.path().canonicalize().unwrap();
+    let want = format!(
+        "File system loop found: d/up points to an ancestor {}",
+        root.display()
     );
+    assert!(err.contains(&want), "{err}");
+});
+
+// A link to a directory above the root is a loop at once, in the one-thread
+// walk (--sort path, --sortr path, -j1) as in the parallel one: reported in
+// its place (ignored or not), with the ancestor's absolute path, and not
+// entered.
+#[cfg(unix)]
+gstest!(symlink_loop_above_root, |dir: Dir, cmd: TestCommand| {
+    dir.create("d/a.txt", "fox\n");
+    dir.create("d/b/c.txt", "fox\n");
+    dir.create("d/b/.ignore", "zup\n");
+    dir.symlink("..", "d/b/up");
+    dir.symlink("../..", "d/b/zup");
+    dir.symlink("nowhere", "d/b/gone");
+    let above = |name: &str| dir.path().join(name).canonicalize().unwrap();
+    let p = prog();
+    let err = format!(
+        "{p}: d/b/gone: IO error for operation on d/b/gone: No such file or directory (os error 2)\n\
+         {p}: File system loop found: d/b/up points to an ancestor {}\n\
+         {p}: File system loop found: d/b/zup points to an ancestor {}\n",
+        above("d").display(),
+        above(".").display(),
+    );
+    let mut files = dir.command();
+    files.args(["-L", "--files", "--sort", "path", "d/b"]);
+    eqnice!(&err, files.expect(2, "d/b/c.txt\n").stderr);
+    // Given through the link, the root is the directory it leads to.
+    let mut up = dir.command();
+    up.args(["-L", "--sort", "path", "fox", "d/b/up"]);
+    let out = up.expect(2, "d/b/up/a.txt:fox\nd/b/up/b/c.txt:fox\n");
+    let err_up = format!(
+        "{p}: d/b/up/b/gone: IO error for operation on d/b/up/b/gone: No such file or directory (os error 2)\n\
+         {p}: File system loop found: d/b/up/b/up points to an ancestor d/b/up\n\
+         {p}: File system loop found: d/b/up/b/zup points to an ancestor {}\n",
+        above(".").display(),
+    );
+    eqnice!(err_up, out.stderr);
+    cmd.args(["--follow", "--sort", "path", "fox", "d/b"]);
+    eqnice!(err, cmd.expect(2, "d/b/c.txt:fox\n").stderr);
+    for flags in [["--sortr", "path"], ["-j1", "--no-ignore"]] {
+        let mut one = dir.command();
+        one.args(["-L", "fox", "d/b"]).args(flags);
+        let out = one.expect(2, "d/b/c.txt:fox\n");
+        assert_eq!(3, out.stderr.split(|&b| b == b'\n').count() - 1);
+    }
 });
 
 // A broken symlink under -L is an error on that entry only.

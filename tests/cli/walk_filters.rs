@@ -672,6 +672,62 @@ gstest!(type_list_bad_type, |_dir: Dir, cmd: TestCommand| {
     eqnice!(msg, out.stderr);
 });
 
+// ripgrep builds the types, the globs and the --pre-glob globs (in that
+// order) before it chooses what to run, and checks --colors and
+// --hyperlink-format as it reads them (in order with the other flags'
+// values): with --type-list a bad one is an error too, and nothing is
+// printed. Found by the walk
+// fuzzer: `--type-list -g '['` printed the list and exited 0.
+gstest!(type_list_bad_flags, |dir: Dir, _cmd: TestCommand| {
+    let glob = "error parsing glob '[': unclosed character class; missing ']'";
+    let colors = "error parsing flag --colors: invalid color spec format: 'bad'. Valid format \
+                  is '(path|line|column|match|highlight):(fg|bg|style):(value)'.";
+    let link = "error parsing flag --hyperlink-format: invalid hyperlink format: unclosed \
+                variable: found '{' without a corresponding '}' following it";
+    let cases: [(&[&str], &str); 12] = [
+        (&["--type-list", "-g", "["], glob),
+        (&["--type-list", "--iglob", "["], glob),
+        (&["--type-list", "--pre-glob", "["], glob),
+        (&["--type-list", "--hyperlink-format", "bad{"], link),
+        (&["--type-list", "--colors", "bad"], colors),
+        (&["--type-list", "-g", "[", "--colors", "bad"], colors),
+        (
+            &["--type-list", "-tnope", "-g", "["],
+            "unrecognized file type: nope",
+        ),
+        (
+            &[
+                "--type-list",
+                "--colors",
+                "bad",
+                "--hyperlink-format",
+                "bad{",
+            ],
+            colors,
+        ),
+        (
+            &["--hyperlink-format", "bad{", "--colors", "bad", "fox"],
+            link,
+        ),
+        (&["--colors", "bad", "--max-filesize", "1Q", "fox"], colors),
+        (
+            &["--pre-glob", "[", "-tnope", "fox"],
+            "unrecognized file type: nope",
+        ),
+        (&["--pre-glob", "{", "-g", "[", "fox"], glob),
+    ];
+    for (flags, msg) in cases {
+        let mut c = dir.command();
+        let out = c.args(flags).expect(2, "");
+        eqnice!(format!("{}: {msg}\n", crate::util::prog()), out.stderr);
+    }
+    let mut good = dir.command();
+    good.args(["--type-list", "--type-add", "foo:*.foo", "-g", "*.rs"]);
+    good.args(["--colors", "match:fg:red", "--hyperlink-format", "vscode"]);
+    let out = good.args(["--pre-glob", "*.gz"]).stdout();
+    assert!(out.contains("\nfoo: *.foo\n"), "{out}");
+});
+
 // One regular file that `auto` would search with the device beside the CPU:
 // a bad --type-add or glob still fails the run, and an --ignore-file that
 // cannot be read is still reported (the hybrid skipped the walk that says
