@@ -92,19 +92,23 @@ gstest!(config_file_version_first, |dir: Dir, cmd: TestCommand| {
     cmd.expect_code(0);
 });
 
+/// The message of a config file that cannot be read because it is missing.
+fn missing_config(path: &std::path::Path) -> String {
+    format!(
+        "{}: failed to read the file specified in {}: {}: No such file or directory (os error 2)\n",
+        prog(),
+        config_env(),
+        path.display()
+    )
+}
+
 // A missing file is reported, and the search goes on (exit 0).
 gstest!(config_file_missing, |dir: Dir, cmd: TestCommand| {
     dir.create("a.txt", "fox\n");
     let path = dir.path().join("nope");
     with_config(&mut cmd, &path).args(["fox", "a.txt"]);
     let out = cmd.expect(0, "fox\n");
-    let msg = format!(
-        "{}: failed to read the file specified in {}: {}: No such file or directory (os error 2)\n",
-        prog(),
-        config_env(),
-        path.display()
-    );
-    eqnice!(msg, out.stderr);
+    eqnice!(missing_config(&path), out.stderr);
 });
 
 // The command line's --no-messages hides the missing file's message (its
@@ -121,13 +125,7 @@ gstest!(
         let mut cmd = dir.command();
         with_config(&mut cmd, &path).args(["--no-ignore-messages", "fox", "a.txt"]);
         let out = cmd.expect(0, "fox\n");
-        let msg = format!(
-            "{}: failed to read the file specified in {}: {}: No such file or directory (os error 2)\n",
-            prog(),
-            config_env(),
-            path.display()
-        );
-        eqnice!(msg, out.stderr);
+        eqnice!(missing_config(&path), out.stderr);
     }
 );
 
