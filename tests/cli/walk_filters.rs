@@ -728,6 +728,26 @@ gstest!(type_list_bad_flags, |dir: Dir, _cmd: TestCommand| {
     assert!(out.contains("\nfoo: *.foo\n"), "{out}");
 });
 
+// A bad glob or type is reported before a bad pattern: ripgrep builds them
+// before it compiles the patterns. Found by the walk fuzzer: `-g '[' '('`
+// named the pattern.
+gstest!(
+    bad_glob_before_bad_pattern,
+    |dir: Dir, _cmd: TestCommand| {
+        dir.create("a.txt", "fox\n");
+        let glob = "error parsing glob '[': unclosed character class; missing ']'";
+        let cases: [(&[&str], &str); 3] = [
+            (&["-g", "[", "(", "a.txt"], glob),
+            (&["--iglob", "[", "-e", "(", "a.txt"], glob),
+            (&["-tnope", "(", "a.txt"], "unrecognized file type: nope"),
+        ];
+        for (flags, msg) in cases {
+            let out = dir.command().args(flags).expect(2, "");
+            eqnice!(format!("{}: {msg}\n", crate::util::prog()), out.stderr);
+        }
+    }
+);
+
 // One regular file that `auto` would search with the device beside the CPU:
 // a bad --type-add or glob still fails the run, and an --ignore-file that
 // cannot be read is still reported (the hybrid skipped the walk that says
