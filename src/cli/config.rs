@@ -157,9 +157,8 @@ impl Config {
         let threads = threads(&cli, one_thread);
         let use_mmap =
             !cli.no_mmap && (cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file())));
-        if !(cli.pre_glob.is_empty() && walk.type_changes.is_empty())
-            || !(walk.globs.is_empty() && walk.iglobs.is_empty())
-        {
+        let globs = [&cli.pre_glob, &walk.globs, &walk.iglobs];
+        if !walk.type_changes.is_empty() || globs.iter().any(|g| !g.is_empty()) {
             // ripgrep builds the types and the globs before the --pre-glob
             // globs and before compiling the patterns: a bad one of those
             // is the error reported.
