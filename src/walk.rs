@@ -28,15 +28,9 @@ pub struct Haystack {
 /// Builds the walker, as ripgrep configures it.
 pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     sort::check_supported(&cfg.walk)?;
-    // ripgrep builds the types, then the globs, before the walker reads the
-    // --ignore-files: a bad type is reported before a bad glob, and either
-    // before an unreadable ignore file. Without -t, -T or --type-* no type
-    // is selected, and the walker's types match nothing: building the
-    // defaults' globs (0.25 ms) is left out.
-    let types = (!cfg.walk.type_changes.is_empty())
-        .then(|| cfg.walk.types())
-        .transpose()?;
-    let overrides = cfg.walk.overrides()?;
+    // The types and globs were built with the configuration, before the
+    // walker reads the --ignore-files, as ripgrep orders them.
+    let filters = &cfg.filters;
     let mut b = WalkBuilder::new(&cfg.paths[0]);
     for p in &cfg.paths[1..] {
         b.add(p);
@@ -55,7 +49,7 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
         .threads(cfg.threads)
         .same_file_system(w.one_file_system)
         .skip_stdout(true)
-        .overrides(overrides)
+        .overrides(filters.overrides.clone())
         .hidden(!w.hidden)
         .parents(!w.no_ignore_parent)
         .ignore(!w.no_ignore_dot)
@@ -73,8 +67,8 @@ pub fn walk_builder(cfg: &Config) -> anyhow::Result<WalkBuilder> {
     if w.follow {
         b.filter_entry(loops::outside_loop);
     }
-    if let Some(types) = types {
-        b.types(types);
+    if let Some(types) = &filters.types {
+        b.types(types.clone());
     }
     Ok(b)
 }
@@ -119,15 +113,13 @@ fn regular_files(paths: &[PathBuf]) -> Option<Vec<Haystack>> {
 }
 
 /// Whether the walk would say nothing about explicit regular files: no
-/// `--ignore-file` to read (and report), a supported sort, and globs and
-/// types that build. Only then may a driver search such files without
-/// building the walk ([`walk_builder`] reports what this leaves out).
+/// `--ignore-file` to read (and report) and a supported sort (its types
+/// and globs built with the configuration). Only then may a driver search
+/// such files without building the walk ([`walk_builder`] reports what
+/// this leaves out).
 pub fn silent_for_files(cfg: &Config) -> bool {
     let w = &cfg.walk;
-    (w.ignore_files.is_empty() || w.no_ignore_files)
-        && sort::check_supported(w).is_ok()
-        && w.overrides().is_ok()
-        && (w.type_changes.is_empty() || w.types().is_ok())
+    (w.ignore_files.is_empty() || w.no_ignore_files) && sort::check_supported(w).is_ok()
 }
 
 /// For drivers that walk on a thread of their own: the haystacks of

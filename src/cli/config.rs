@@ -112,6 +112,8 @@ pub struct Config {
     // ---- flags-walk ----
     /// Sorting, type changes, more globs and ignore-file settings.
     pub walk: WalkConfig,
+    /// The walk's types and globs, built from `walk`.
+    pub filters: crate::cli::walkcfg::Filters,
     // ---- flags-output group: line handling, output and regex options ----
     pub out: crate::cli::output_opts::OutputOpts,
     /// `--no-messages`, `--no-ignore-messages`.
@@ -157,14 +159,8 @@ impl Config {
         let threads = threads(&cli, one_thread);
         let use_mmap =
             !cli.no_mmap && (cli.mmap || (paths.len() <= 10 && paths.iter().all(|p| p.is_file())));
-        let globs = [&cli.pre_glob, &walk.globs, &walk.iglobs];
-        if !walk.type_changes.is_empty() || globs.iter().any(|g| !g.is_empty()) {
-            // ripgrep builds the types and the globs before the --pre-glob
-            // globs and before compiling the patterns: a bad one of those
-            // is the error reported.
-            walk.types()?;
-            walk.overrides()?;
-        }
+        // Before the --pre-glob globs (`InputOptions`), as ripgrep builds them.
+        let filters = walk.filters()?;
         let input = InputOptions::from_cli(&cli)?;
         let boundary = boundary(&cli);
         let line_context = (boundary == Boundary::Word && !out.no_unicode)
@@ -215,6 +211,7 @@ impl Config {
             quit_after_match: cli.quiet && !cli.stats && mode != OutputMode::Json,
             input,
             walk,
+            filters,
             out,
             no_messages: cli.no_messages,
             no_ignore_messages: cli.no_ignore_messages,
