@@ -24,7 +24,7 @@ complete -c gsearch -l engine -d 'Which engine runs the matcher' -r -f -a "auto\
 cpu\t'Always the CPU engine'
 opencl\t'Always an OpenCL device (a CPU-type device only when no other exists)'
 default\t'ripgrep\'s name for its default regex engine: gsearch\'s `auto`'
-pcre2\t'ripgrep\'s PCRE2 engine, which gsearch does not have (as `-P`)'"
+pcre2\t'The PCRE2 engine (as `-P`): look-around and backreferences, on the CPU'"
 complete -c gsearch -l opencl-device -d 'The OpenCL devices to use, comma-separated: indexes from --list-devices, parts of names (each the first such device not already listed), or all. Default: every GPU and accelerator; each takes batches from one queue. On NVIDIA only the GPUs a search can use are started (see CUDA_VISIBLE_DEVICES)' -r
 complete -c gsearch -l generate -d 'Print the man page or a shell completion script, then exit' -r -f -a "man\t''
 complete-bash\t''
@@ -153,17 +153,17 @@ complete -c gsearch -l no-ignore-messages -d 'Suppress messages about ignore fil
 complete -c gsearch -l ignore-messages
 complete -c gsearch -l no-unicode -d 'Disable Unicode mode of every pattern'
 complete -c gsearch -l unicode
-complete -c gsearch -l auto-hybrid-regex -d 'ripgrep\'s: use PCRE2 when needed (`--engine auto`)'
+complete -c gsearch -l auto-hybrid-regex -d 'Use PCRE2 for patterns the default engine cannot compile (as ripgrep\'s `--engine auto`)'
 complete -c gsearch -l no-auto-hybrid-regex
-complete -c gsearch -s P -l pcre2 -d 'ripgrep\'s PCRE2 engine: not available in gsearch'
+complete -c gsearch -s P -l pcre2 -d 'Search with PCRE2: look-around, backreferences and the rest of Perl\'s syntax. PCRE2 runs on the CPU only'
 complete -c gsearch -l no-pcre2
 complete -c gsearch -l no-byte-offset
 complete -c gsearch -l no-include-zero
 complete -c gsearch -l no-invert-match
 complete -c gsearch -l no-json
 complete -c gsearch -l no-stats
-complete -c gsearch -l pcre2-version -d 'Print the PCRE2 version: gsearch has no PCRE2, so this says so (exit 1), as a ripgrep built without it does'
+complete -c gsearch -l pcre2-version -d 'Print the version of PCRE2 (the `-P` engine) and whether its JIT compiler is available'
 complete -c gsearch -s h -l help -d 'Print help (-h a summary, --help in full)'
 complete -c gsearch -s V -l version -d 'Print the version (-V the number, --version also the build\'s features and the OpenCL devices gsearch sees)'
-complete -c gsearch -l no-pcre2-unicode -d 'Accepted for ripgrep compatibility (PCRE2 only)'
+complete -c gsearch -l no-pcre2-unicode -d 'ripgrep\'s deprecated spelling of `--no-unicode` (for every engine)'
 complete -c gsearch -l pcre2-unicode

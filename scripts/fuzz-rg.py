@@ -6,6 +6,7 @@ failure, saved with its tree under OUT/fails/sSEED (info.json, rg.out,
 SETTING.out).
 
 Usage: scripts/fuzz-rg.py [--device NAME] [--seconds S] [--jobs N] [--seed K] [--out DIR]
+                          [--pcre2 RATE]
 
 The cases: matching and printing flags (-w -x -i -S -F -U -v -o -c -l -n -b,
 --column --json --vimgrep --passthru, context, -m, -r with groups, -M, --crlf,
@@ -19,6 +20,10 @@ engine with 256- and 4096-byte batches; auto as a hybrid with 4 KiB chunks;
 and one of: 600-byte batches with --verify, big-file chunking on the device,
 big-file chunking in the hybrid. `--device none` runs the CPU engine alone
 (plain and big-file chunking).
+
+`--pcre2 RATE` runs that share of the cases with PCRE2 (`-P`, `--engine=pcre2` or
+`--auto-hybrid-regex`, with look-around and backreferences among the patterns);
+RG must then be a ripgrep built with PCRE2 (`cargo install ripgrep --features pcre2`).
 
 GS and RG choose the binaries (default target/release/gsearch, rg on PATH).
 """
@@ -208,7 +213,18 @@ MULTI_TEMPLATES = [r"\n", r"foo\nbar", r"\w+\n\w+", r"$\n^", r"\n\n", r"\r\n", r
                    r"\n\s*\n", r"^\w+\n", r"[\s\S]{5}", r"\w$\n"]
 
 
+# Syntax only PCRE2 has (look-around, backreferences, possessive and atomic
+# groups, \K), drawn when a case runs PCRE2 (`--pcre2 RATE`).
+PCRE2_TEMPLATES = [r"(?<=a)\w", r"(\w)\1", r"\b(\w+)\s+\1\b", r"o(?!o)", r"(?<!\w)f\w*", r"(?=\w*e)\w{3}",
+                   r"\w+(?=\.)", r"(?<=é)\w", r"(a|b)\1*", r"\p{L}{3}(?!\p{L})", r"(?>a+)b", r"x*+y",
+                   r"fo\Ko", r"(?<=\s)\S+$", r"^(?!.*e).+", r"(?i)(?<=k)\w", r"(.)(?=\1)", r"(?s)a.(?=b)"]
+PCRE2_MODE = [False]
+PCRE2_RATE = [0.0]
+
+
 def rregex(r, corpus, multiline=False):
+    if PCRE2_MODE[0] and r.random() < 0.4:
+        return r.choice(PCRE2_TEMPLATES)
     x = r.random()
     if x < 0.35:
         s = regex_escape(text_sample(r, corpus))
@@ -583,7 +599,11 @@ def one_case(seed, work, tools, every, one_of, fails):
     shutil.rmtree(case_dir, ignore_errors=True)
     os.makedirs(case_dir)
     rules = random.Random(seed * 7919 + 12345).random() < 0.35
+    pcre2 = random.Random(seed * 104729 + 7).random()
+    PCRE2_MODE[0] = pcre2 < PCRE2_RATE[0]
     args, _ = (gen_rules_case if rules else gen_case)(r, case_dir)
+    if PCRE2_MODE[0]:
+        args = [["-P", "--engine=pcre2", "--auto-hybrid-regex"][int(pcre2 * 1000) % 3]] + args
     rc0, out0, err0 = run([rg, "--no-config"] + args, {}, case_dir)
     out0 = norm(out0, args)
     cfgs = dict(every)
@@ -614,6 +634,7 @@ def one_case(seed, work, tools, every, one_of, fails):
 
 def worker(job, opts, tools):
     """One process's share: cases from seed opts.seed + job * 10**6 on, for opts.seconds."""
+    PCRE2_RATE[0] = opts.pcre2
     every, one_of = settings(opts.device)
     work = os.path.join(opts.out, "work%d" % job)
     fails = os.path.join(opts.out, "fails")
@@ -644,7 +665,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="/tmp/fuzz-rg")
+    ap.add_argument("--pcre2", type=float, default=0.0,
+                    help="share of cases run with PCRE2 (-P, --engine=pcre2 or --auto-hybrid-regex; "
+                         "RG must be built with PCRE2)")
     opts = ap.parse_args()
+    PCRE2_RATE[0] = opts.pcre2
     opts.out = os.path.abspath(opts.out)
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tools = (os.path.abspath(os.environ.get("GS", os.path.join(repo, "target/release/gsearch"))),

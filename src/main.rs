@@ -45,8 +45,8 @@ fn try_main() -> anyhow::Result<u8> {
         }
     };
     if cli.pcre2_version {
-        println!("{}.", gsearch::cli::version::NO_PCRE2);
-        return Ok(1);
+        println!("{}", gsearch::cli::version::pcre2());
+        return Ok(0);
     }
     if let Some(kind) = cli.generate {
         let text = gsearch::cli::generate::generate(kind)?;
@@ -62,7 +62,8 @@ fn try_main() -> anyhow::Result<u8> {
         return Ok(0);
     }
     let (sorted, files) = (cli.sorted, cli.files);
-    let cfg = Config::from_cli(cli)?;
+    let mut cfg = Config::from_cli(cli)?;
+    gsearch::matcher::spec::resolve_engine(&mut cfg);
     messages::configure(!cfg.no_messages, !cfg.no_ignore_messages);
     if files {
         let any = gsearch::walk::list_files(&cfg)?;
@@ -89,13 +90,19 @@ fn try_main() -> anyhow::Result<u8> {
         false
     } else if let Some(path) = hybrid_candidate(&cfg, pending.literals()) {
         let plan = pending.finish()?;
-        gsearch::search::hybrid::search(&cfg, &plan, &path)?
+        match fallen_back_to_pcre2(&cfg, &plan) {
+            Some(cfg) => cpu::search_cpu(&cfg, &plan)?,
+            None => gsearch::search::hybrid::search(&cfg, &plan, &path)?,
+        }
     } else {
         let opening = choose::open(&cfg, pending.literals());
         gsearch::sys::trace::mark("engine chosen (or left to the cost model)");
         // A bad pattern is reported before a missing device, as before.
         let plan = pending.finish()?;
         gsearch::sys::trace::mark("plan finished");
+        if let Some(cfg) = fallen_back_to_pcre2(&cfg, &plan) {
+            return Ok(exit_status(cpu::search_cpu(&cfg, &plan)?, cfg.quiet));
+        }
         let (engine, notes) = opening.settle(&cfg, &plan)?;
         match engine {
             Some(engine) => {
@@ -111,6 +118,15 @@ fn try_main() -> anyhow::Result<u8> {
     };
     gsearch::sys::trace::mark("search done");
     Ok(exit_status(matched, cfg.quiet))
+}
+
+/// With `--engine auto`, a plan that PCRE2 took over when the default
+/// engine failed to compile patterns it had parsed (a size limit): the
+/// settings of a PCRE2 search, which runs on the CPU.
+fn fallen_back_to_pcre2(cfg: &Config, plan: &Plan) -> Option<Config> {
+    let mut cfg = (plan.pcre2.is_some() && !cfg.out.pcre2).then(|| cfg.clone())?;
+    cfg.out.pcre2 = true;
+    Some(cfg)
 }
 
 /// The one big file `auto` searches with the CPU and the device together

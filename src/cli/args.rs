@@ -21,9 +21,14 @@ pub enum EngineArg {
     Opencl,
     /// ripgrep's name for its default regex engine: gsearch's `auto`.
     Default,
-    /// ripgrep's PCRE2 engine, which gsearch does not have (as `-P`).
+    /// The PCRE2 engine (as `-P`): look-around and backreferences, on the
+    /// CPU.
     Pcre2,
 }
+
+/// `--no-unicode`, `--unicode` and ripgrep's deprecated PCRE2 spellings of
+/// them: the last one given wins.
+const UNICODE_FLAGS: [&str; 4] = ["no_unicode", "unicode", "no_pcre2_unicode", "pcre2_unicode"];
 
 /// When to use colors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -668,16 +673,18 @@ pub struct Cli {
     )]
     pub dfa_size_limit: Option<String>,
     /// Disable Unicode mode of every pattern.
-    #[arg(long, overrides_with = "unicode", help_heading = "Search")]
+    #[arg(long, overrides_with_all = UNICODE_FLAGS, help_heading = "Search")]
     pub no_unicode: bool,
-    #[arg(long, overrides_with = "no_unicode", hide = true)]
+    #[arg(long, overrides_with_all = UNICODE_FLAGS, hide = true)]
     pub unicode: bool,
-    /// ripgrep's: use PCRE2 when needed (`--engine auto`).
+    /// Use PCRE2 for patterns the default engine cannot compile (as
+    /// ripgrep's `--engine auto`).
     #[arg(long, overrides_with_all = ["no_auto_hybrid_regex", "pcre2", "no_pcre2"], help_heading = "Engine")]
     pub auto_hybrid_regex: bool,
     #[arg(long, overrides_with_all = ["auto_hybrid_regex", "pcre2", "no_pcre2"], hide = true)]
     pub no_auto_hybrid_regex: bool,
-    /// ripgrep's PCRE2 engine: not available in gsearch.
+    /// Search with PCRE2: look-around, backreferences and the rest of
+    /// Perl's syntax. PCRE2 runs on the CPU only.
     #[arg(short = 'P', long, overrides_with_all = ["no_pcre2", "auto_hybrid_regex", "no_auto_hybrid_regex"], help_heading = "Engine")]
     pub pcre2: bool,
     #[arg(long, overrides_with_all = ["pcre2", "auto_hybrid_regex", "no_auto_hybrid_regex"], hide = true)]
@@ -697,8 +704,8 @@ pub struct Cli {
     /// matches by `cli::parse`).
     #[arg(skip)]
     pub walk_order: crate::cli::order::WalkOrder,
-    /// Print the PCRE2 version: gsearch has no PCRE2, so this says so
-    /// (exit 1), as a ripgrep built without it does.
+    /// Print the version of PCRE2 (the `-P` engine) and whether its JIT
+    /// compiler is available.
     #[arg(long, help_heading = "Other behaviors")]
     pub pcre2_version: bool,
     /// Print help (-h a summary, --help in full).
@@ -708,9 +715,9 @@ pub struct Cli {
     /// features and the OpenCL devices gsearch sees).
     #[arg(short = 'V', long, help_heading = "Other behaviors")]
     pub version: bool,
-    /// Accepted for ripgrep compatibility (PCRE2 only).
-    #[arg(long, overrides_with = "pcre2_unicode", hide = true)]
+    /// ripgrep's deprecated spelling of `--no-unicode` (for every engine).
+    #[arg(long, overrides_with_all = UNICODE_FLAGS, hide = true)]
     pub no_pcre2_unicode: bool,
-    #[arg(long, overrides_with = "no_pcre2_unicode", hide = true)]
+    #[arg(long, overrides_with_all = UNICODE_FLAGS, hide = true)]
     pub pcre2_unicode: bool,
 }

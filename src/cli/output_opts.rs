@@ -24,10 +24,10 @@ pub enum LineTerm {
 pub enum RegexEngine {
     /// gsearch's matcher (ripgrep's default engine).
     Default,
-    /// `-P`, `--engine pcre2`: fails, as a ripgrep built without PCRE2.
+    /// `-P`, `--engine pcre2`: PCRE2 (`grep-pcre2`, as ripgrep builds it).
     Pcre2,
     /// `--engine auto`, `--auto-hybrid-regex`: the default engine, else
-    /// PCRE2 (which is never there).
+    /// PCRE2 when the default engine cannot compile the patterns.
     Hybrid,
 }
 
@@ -55,6 +55,10 @@ pub struct OutputOpts {
     pub dfa_size_limit: Option<usize>,
     pub no_unicode: bool,
     pub regex_engine: RegexEngine,
+    /// PCRE2 runs the search: `-P`, or `--engine auto` with patterns the
+    /// default engine cannot compile (decided with the patterns, by
+    /// `matcher::plan::resolve_engine`).
+    pub pcre2: bool,
 }
 
 impl OutputOpts {
@@ -88,15 +92,16 @@ impl OutputOpts {
             line_buffered: buffering(cli),
             regex_size_limit: size("--regex-size-limit", cli.regex_size_limit.as_deref())?,
             dfa_size_limit: size("--dfa-size-limit", cli.dfa_size_limit.as_deref())?,
-            no_unicode: cli.no_unicode,
+            no_unicode: cli.no_unicode || cli.no_pcre2_unicode,
             regex_engine: regex_engine(cli),
+            pcre2: regex_engine(cli) == RegexEngine::Pcre2,
         })
     }
 
     /// Whether only ripgrep's searcher on the CPU gives this output: a
     /// line terminator other than `\n`, every line printed (`--passthru`),
     /// a search that stops at a non-matching line, a regex built without
-    /// Unicode or with size limits. The device path, the hybrid search,
+    /// Unicode or with size limits, or by PCRE2. The device path, the hybrid search,
     /// big-file splitting and the plain printer (`output::plain`) then stand
     /// aside.
     pub fn needs_cpu_searcher(&self) -> bool {
@@ -106,6 +111,7 @@ impl OutputOpts {
             || self.no_unicode
             || self.regex_size_limit.is_some()
             || self.dfa_size_limit.is_some()
+            || self.pcre2
     }
 
     /// Whether only ripgrep's printers give this output: the above, or

@@ -1,13 +1,9 @@
 //! `-V` and `--version` as ripgrep prints them: the version, then (long
 //! form) the build's features, the SIMD it was compiled for and finds at
-//! run time, and whether PCRE2 is there. The binary adds the OpenCL
+//! run time, and PCRE2's version. The binary adds the OpenCL
 //! devices (`opencl::device::version_line`), which this layer cannot see.
 
 use std::fmt::Write;
-
-/// What `-P`, `--engine pcre2` and `--pcre2-version` say: gsearch is built
-/// without PCRE2.
-pub const NO_PCRE2: &str = "PCRE2 is not available in this build of gsearch";
 
 /// `gsearch 0.1.0`.
 pub fn short() -> String {
@@ -15,11 +11,11 @@ pub fn short() -> String {
 }
 
 /// The short version, a blank line, `features:`, `simd(compile):` and
-/// `simd(runtime):` lines, a blank line and the PCRE2 line.
+/// `simd(runtime):` lines, a blank line and the PCRE2 line ([`pcre2`]).
 pub fn long() -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}\n", short());
-    let _ = writeln!(out, "features:-pcre2");
+    let _ = writeln!(out, "features:+pcre2");
     let (compile, runtime) = simd();
     if !compile.is_empty() {
         let _ = writeln!(out, "simd(compile):{}", compile.join(","));
@@ -27,8 +23,20 @@ pub fn long() -> String {
     if !runtime.is_empty() {
         let _ = writeln!(out, "simd(runtime):{}", runtime.join(","));
     }
-    let _ = writeln!(out, "\n{}.", NO_PCRE2);
+    let _ = writeln!(out, "\n{}", pcre2());
     out
+}
+
+/// What `--pcre2-version` prints: the version of the PCRE2 built in
+/// (`-P`) and whether its JIT compiler runs on this machine.
+pub fn pcre2() -> String {
+    let (major, minor) = grep_pcre2::version();
+    let jit = if cfg!(target_pointer_width = "64") && grep_pcre2::is_jit_available() {
+        "available"
+    } else {
+        "unavailable"
+    };
+    format!("PCRE2 {major}.{minor} is available (JIT is {jit})")
 }
 
 /// `+NAME` or `-NAME`.

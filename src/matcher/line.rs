@@ -24,16 +24,20 @@ pub struct LineMatcher<'a> {
     pub(crate) fast: Option<&'a HashedLiterals>,
     /// A rule set answers everything in place of the regex.
     pub(crate) rules: Option<&'a RuleSet>,
+
     /// A line's answer can depend on the bytes before it (the plan's
     /// `line_context`).
     pub(crate) reads_before: bool,
 }
 
-/// The captures of the regex or of a rule set.
+/// The captures of the regex, of a rule set or of PCRE2 (for
+/// [`SearchMatcher`](crate::matcher::pcre2::SearchMatcher), which
+/// answers with one or the other).
 #[derive(Clone, Debug)]
 pub enum LineCaptures {
     Regex(RegexCaptures),
     Rules(RuleCaptures),
+    Pcre2(grep_pcre2::RegexCaptures),
 }
 
 impl Captures for LineCaptures {
@@ -41,6 +45,7 @@ impl Captures for LineCaptures {
         match self {
             LineCaptures::Regex(c) => c.len(),
             LineCaptures::Rules(c) => c.len(),
+            LineCaptures::Pcre2(c) => c.len(),
         }
     }
 
@@ -48,6 +53,7 @@ impl Captures for LineCaptures {
         match self {
             LineCaptures::Regex(c) => c.get(i),
             LineCaptures::Rules(c) => c.get(i),
+            LineCaptures::Pcre2(c) => c.get(i),
         }
     }
 }

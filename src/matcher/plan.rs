@@ -10,20 +10,22 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+#[cfg(test)]
+use grep_regex::RegexMatcher;
 use regex_syntax::ast::{self, Ast};
 use regex_syntax::hir::Hir;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
-use crate::cli::config::{BinaryMode, Boundary, CaseMode, Config};
-use crate::cli::output_opts::LineTerm;
+use crate::cli::config::{Boundary, CaseMode, Config};
+use crate::cli::output_opts::{LineTerm, RegexEngine};
 use crate::engine::LiteralSet;
 use crate::engine::hashed::{HASHED_MIN_PATTERNS, HashedLiterals};
 use crate::matcher::line::LineMatcher;
+use crate::matcher::pcre2::SearchMatcher;
 use crate::matcher::regex::Background;
 pub use crate::matcher::regex::Regex;
-use crate::matcher::regex_opts::RegexOpts;
 use crate::matcher::rules::{self, Parsed, RuleSet};
+use crate::matcher::spec::{MatcherSpec, neither};
 
 /// The most literals a prefilter set may hold before the CPU engine is the
 /// better choice (the many-literal kernel raises this later).
@@ -64,6 +66,9 @@ pub struct Plan {
     /// The patterns as a rule set, compiled in units (`matcher::rules`);
     /// `matcher` is then unused.
     pub rules: Option<RuleSet>,
+    /// The patterns compiled by PCRE2 (`-P`, see `matcher::spec`), which
+    /// then answers everything in place of `matcher`, on the CPU.
+    pub pcre2: Option<grep_pcre2::RegexMatcher>,
     /// A line's answer can depend on the bytes before it
     /// (`Config::line_context`).
     pub line_context: bool,
@@ -83,10 +88,31 @@ pub struct PendingPlan {
     /// The hashed finder of a big set, built on its own thread.
     hashed: Background<Option<HashedLiterals>>,
     rules: Option<anyhow::Result<RuleSet>>,
+    pcre2: Option<anyhow::Result<grep_pcre2::RegexMatcher>>,
+    /// `--engine auto`: what PCRE2 compiles should the default engine fail.
+    hybrid: Option<MatcherSpec>,
     line_context: bool,
 }
 
 impl PendingPlan {
+    /// A plan whose single regex is never compiled (`why` not): a rule set's
+    /// or PCRE2's, which fill in their own matcher.
+    fn without_regex(cfg: &Config, why: &str) -> PendingPlan {
+        let none = anyhow::anyhow!("internal error: {why}");
+        PendingPlan {
+            matcher: Regex::new(Background::Done(Err(none))),
+            case_insensitive: false,
+            literals: None,
+            shape: Shape::Regex,
+            exact_lines: false,
+            hashed: Background::Done(None),
+            rules: None,
+            pcre2: None,
+            hybrid: None,
+            line_context: cfg.line_context,
+        }
+    }
+
     /// The literal set (known before the regex is compiled).
     pub fn literals(&self) -> Option<&LiteralSet> {
         self.literals.as_ref()
@@ -97,11 +123,19 @@ impl PendingPlan {
     pub fn finish(self) -> anyhow::Result<Plan> {
         let hashed = self.hashed.join()?;
         let rules = self.rules.transpose()?;
+        let pcre2 = self.pcre2.transpose()?;
         // A case-sensitive set the hashed finder answers by itself needs no
         // regex to start searching (see [`Regex::get`]).
         let defer = !self.case_insensitive && hashed.as_ref().is_some_and(HashedLiterals::ranked);
-        if !defer && rules.is_none() {
-            self.matcher.wait()?;
+        if !defer
+            && rules.is_none()
+            && pcre2.is_none()
+            && let Err(default) = self.matcher.wait()
+        {
+            return match &self.hybrid {
+                Some(spec) => Plan::fallen_back(spec, &default, self.line_context),
+                None => Err(default),
+            };
         }
         Ok(Plan {
             matcher: self.matcher,
@@ -110,6 +144,7 @@ impl PendingPlan {
             exact_lines: self.exact_lines,
             hashed,
             rules,
+            pcre2,
             line_context: self.line_context,
         })
     }
@@ -123,6 +158,9 @@ impl Plan {
     /// Starts compiling the regex on its own thread and works out the rest
     /// of the plan meanwhile.
     pub fn start(cfg: &Config) -> PendingPlan {
+        if cfg.out.pcre2 {
+            return Plan::start_pcre2(cfg);
+        }
         if is_rule_set(cfg) {
             return Plan::start_rules(cfg);
         }
@@ -185,8 +223,40 @@ impl Plan {
             exact_lines,
             hashed,
             rules: None,
+            pcre2: None,
+            hybrid: (cfg.out.regex_engine == RegexEngine::Hybrid).then(|| MatcherSpec::of(cfg)),
             line_context: cfg.line_context,
         }
+    }
+
+    /// A PCRE2 plan: the one matcher, nothing for a device.
+    fn start_pcre2(cfg: &Config) -> PendingPlan {
+        PendingPlan {
+            pcre2: Some(MatcherSpec::of(cfg).build_pcre2_or_explain()),
+            ..PendingPlan::without_regex(cfg, "PCRE2 runs the search")
+        }
+    }
+
+    /// `--engine auto` whose patterns the default engine parsed and could
+    /// not compile (a size limit): PCRE2's plan, as ripgrep falls back, or
+    /// both engines' errors. The caller sees `pcre2` and searches on the
+    /// CPU.
+    fn fallen_back(
+        spec: &MatcherSpec,
+        default: &anyhow::Error,
+        line_context: bool,
+    ) -> anyhow::Result<Plan> {
+        let pcre2 = spec.build_pcre2().map_err(|e| neither(default, &e))?;
+        Ok(Plan {
+            matcher: Regex::new(Background::Done(Err(anyhow::anyhow!("{default}")))),
+            literals: None,
+            shape: Shape::Regex,
+            exact_lines: false,
+            hashed: None,
+            rules: None,
+            pcre2: Some(pcre2),
+            line_context,
+        })
     }
 
     /// A rule set's plan: each rule parsed with the set's case decision,
@@ -217,16 +287,10 @@ impl Plan {
                 r.info.compile = started.elapsed();
                 r
             });
-        let none = anyhow::anyhow!("internal error: a rule set has no single regex");
         PendingPlan {
-            matcher: Regex::new(Background::Done(Err(none))),
             case_insensitive,
-            literals: None,
-            shape: Shape::Regex,
-            exact_lines: false,
-            hashed: Background::Done(None),
             rules: Some(rules),
-            line_context: cfg.line_context,
+            ..PendingPlan::without_regex(cfg, "a rule set has no single regex")
         }
     }
 
@@ -237,6 +301,15 @@ impl Plan {
             fast: self.hashed.as_ref(),
             rules: self.rules.as_ref(),
             reads_before: self.line_context,
+        }
+    }
+
+    /// The matcher the CPU loops search files with: PCRE2's when it runs
+    /// the search, else [`Plan::line_matcher`].
+    pub fn search_matcher(&self) -> SearchMatcher<'_> {
+        match &self.pcre2 {
+            Some(m) => SearchMatcher::Pcre2(m),
+            None => SearchMatcher::Line(self.line_matcher()),
         }
     }
 
@@ -273,6 +346,9 @@ impl Plan {
 
     /// A one-line description for `--stats`.
     pub fn describe(&self) -> String {
+        if self.pcre2.is_some() {
+            return "PCRE2 regex, searched on the CPU".to_string();
+        }
         if let Some(r) = &self.rules {
             let i = &r.info;
             return format!(
@@ -307,97 +383,6 @@ impl Plan {
             ),
             _ => "regex without a usable literal".to_string(),
         }
-    }
-}
-
-/// The exact matcher, built with the settings ripgrep uses.
-/// What the regex is compiled from (owned, for the compiler thread).
-struct MatcherSpec {
-    fixed_strings: bool,
-    case: CaseMode,
-    boundary: Boundary,
-    ban_nul: bool,
-    patterns: Vec<String>,
-    /// `-U` (the regex may match line terminators), and `--multiline-dotall`.
-    multiline: Option<bool>,
-    /// The flags-output group's regex settings.
-    out: RegexOpts,
-}
-
-impl MatcherSpec {
-    fn of(cfg: &Config) -> MatcherSpec {
-        MatcherSpec {
-            fixed_strings: cfg.fixed_strings,
-            case: cfg.case,
-            boundary: cfg.boundary,
-            ban_nul: cfg.binary != BinaryMode::AsText && cfg.out.line_term != LineTerm::Nul,
-            patterns: cfg.patterns.clone(),
-            multiline: cfg.input.multiline.then_some(cfg.input.multiline_dotall),
-            out: RegexOpts::of(cfg),
-        }
-    }
-
-    fn build(&self) -> anyhow::Result<RegexMatcher> {
-        self.out.engine_available()?;
-        self.build_many(&self.patterns)
-    }
-
-    /// `patterns` (in place of the spec's own) compiled as one alternation.
-    fn build_many<P: AsRef<str>>(&self, patterns: &[P]) -> anyhow::Result<RegexMatcher> {
-        let mut b = RegexMatcherBuilder::new();
-        b.multi_line(true)
-            .unicode(!self.out.no_unicode)
-            .octal(false)
-            .fixed_strings(self.fixed_strings);
-        match self.case {
-            CaseMode::Sensitive => b.case_insensitive(false),
-            CaseMode::Insensitive => b.case_insensitive(true),
-            CaseMode::Smart => b.case_smart(true),
-        };
-        match self.boundary {
-            Boundary::Word => {
-                b.word(true);
-            }
-            Boundary::Line => {
-                b.whole_line(true);
-            }
-            Boundary::None => {}
-        }
-        match self.multiline {
-            Some(dotall) => b.dot_matches_new_line(dotall),
-            None => b.line_terminator(Some(b'\n')).dot_matches_new_line(false),
-        };
-        self.out.configure(&mut b, self.multiline.is_some());
-        if self.ban_nul {
-            b.ban_byte(Some(b'\x00'));
-        }
-        b.build_many(patterns).map_err(|e| {
-            let msg = suggest_text(suggest_multiline(e.to_string()));
-            self.out.compile_error(msg)
-        })
-    }
-}
-
-/// ripgrep's hint when a pattern holds a line terminator that only
-/// multiline mode allows.
-fn suggest_multiline(msg: String) -> String {
-    if msg.contains("the literal") && msg.contains("not allowed") {
-        format!(
-            "{msg}\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched."
-        )
-    } else {
-        msg
-    }
-}
-
-/// ripgrep's hint when a pattern holds a NUL that binary detection bans.
-fn suggest_text(msg: String) -> String {
-    if msg.contains("pattern contains \"\\0\"") {
-        format!(
-            "{msg}\n\nConsider enabling text mode with the --text flag (or -a for short). Otherwise,\nbinary detection is enabled and matching a NUL byte is impossible."
-        )
-    } else {
-        msg
     }
 }
 

@@ -1,14 +1,11 @@
 //! The regex settings of ripgrep's flags that gsearch's matcher takes as
 //! ripgrep's default engine does (`--crlf`, `--null-data`, `--no-unicode`,
-//! the size limits), and the PCRE2 engine, which gsearch does not have:
-//! asking for it fails as in a ripgrep built without PCRE2.
+//! the size limits), and the engine they asked for.
 
-use anyhow::bail;
 use grep_regex::RegexMatcherBuilder;
 
 use crate::cli::config::Config;
 use crate::cli::output_opts::{LineTerm, RegexEngine};
-use crate::cli::version::NO_PCRE2;
 
 /// What the flags ask of the regex compiler.
 #[derive(Clone, Debug)]
@@ -29,14 +26,6 @@ impl RegexOpts {
             dfa_size_limit: cfg.out.dfa_size_limit,
             engine: cfg.out.regex_engine,
         }
-    }
-
-    /// `-P`: the error a ripgrep without PCRE2 gives.
-    pub fn engine_available(&self) -> anyhow::Result<()> {
-        if self.engine == RegexEngine::Pcre2 {
-            bail!("{NO_PCRE2}");
-        }
-        Ok(())
     }
 
     /// Line terminator and limits, after the builder's other settings. A
@@ -63,19 +52,5 @@ impl RegexOpts {
         if let Some(n) = self.dfa_size_limit {
             b.dfa_size_limit(n);
         }
-    }
-
-    /// A pattern that does not compile: with `--engine auto` ripgrep tells
-    /// what each engine said.
-    pub fn compile_error(&self, err: String) -> anyhow::Error {
-        if self.engine != RegexEngine::Hybrid {
-            return anyhow::anyhow!("{err}");
-        }
-        let divider = "~".repeat(79);
-        anyhow::anyhow!(
-            "regex could not be compiled with either the default regex engine or with PCRE2.\n\n\
-             default regex engine error:\n{divider}\n{err}\n{divider}\n\n\
-             PCRE2 regex engine error:\n{NO_PCRE2}"
-        )
     }
 }

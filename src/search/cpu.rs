@@ -72,7 +72,13 @@ fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Res
         let big = crate::search::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
         split_files += usize::from(big.is_some());
         let result = match big.unwrap_or_else(|| {
-            search_haystack(cfg, &mut searcher, &mut printer, plan.line_matcher(), &hay)
+            search_haystack(
+                cfg,
+                &mut searcher,
+                &mut printer,
+                plan.search_matcher(),
+                &hay,
+            )
         }) {
             Ok(r) => r,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
@@ -123,7 +129,7 @@ fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Resul
                 cfg,
                 &mut searcher,
                 &mut printer,
-                plan.line_matcher(),
+                plan.search_matcher(),
                 &hay,
             ) {
                 Ok(r) => r,
@@ -184,6 +190,8 @@ fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
     }
     if cfg.engine == crate::cli::EngineArg::Opencl && cfg.input.needs_searcher() {
         v.push("-U, -E, -z or --pre: the CPU engine read and searched the input".into());
+    } else if cfg.engine == crate::cli::EngineArg::Opencl && plan.pcre2.is_some() {
+        v.push("PCRE2 runs on the CPU only: the CPU engine ran".into());
     } else if cfg.engine == crate::cli::EngineArg::Opencl && cfg.out.needs_cpu_searcher() {
         v.push("an option given (line endings, --passthru, --no-unicode, size limits...) is the CPU searcher's: the CPU engine ran".into());
     } else if cfg.engine == crate::cli::EngineArg::Opencl && plan.literals.is_none() {

@@ -21,6 +21,9 @@ pub fn run(cfg: &Config) -> anyhow::Result<u8> {
     if cfg.input.needs_searcher() {
         bail!("--sorted searches its FILE's raw bytes: -U, -E, -z and --pre do not apply to it");
     }
+    if cfg.out.pcre2 {
+        bail!("--sorted looks its keys up as literal line prefixes: -P does not apply to it");
+    }
     let path = &cfg.paths[0];
     let keys = &cfg.patterns;
     let opts = SortedOptions {

@@ -952,11 +952,15 @@ gstest!(version_long, |_dir: Dir, cmd: TestCommand| {
     let lines: Vec<&str> = out.lines().collect();
     eqnice!(short_version(), format!("{}\n", lines[0]));
     assert_eq!(lines[1], "");
-    assert_eq!(lines[2], "features:-pcre2");
+    assert_eq!(lines[2], "features:+pcre2");
     assert!(lines[3].starts_with("simd(compile):"), "{out}");
     assert!(lines[4].starts_with("simd(runtime):"), "{out}");
     assert_eq!(lines[5], "");
-    assert!(lines[6].starts_with("PCRE2 is not available"), "{out}");
+    assert!(lines[6].starts_with("PCRE2 10."), "{out}");
+    assert!(
+        lines[6].ends_with(" is available (JIT is available)"),
+        "{out}"
+    );
     if prog() != "rg" {
         assert!(lines[7].starts_with("OpenCL: "), "{out}");
         assert_eq!(lines.len(), 8, "{out}");

@@ -1,8 +1,8 @@
 //! The flags-output group: line terminators and line handling (`--crlf`,
 //! `--null-data`, `--passthru`, `--trim`, `-M`, `--stop-on-nonmatch`),
 //! printer options (`--colors`, separators, hyperlinks, buffering,
-//! `--pretty`), messages and regex options (size limits, `--no-unicode`,
-//! PCRE2). Expected outputs are ripgrep 15.2's.
+//! `--pretty`), messages and regex options (size limits, `--no-unicode`).
+//! PCRE2's are in `pcre2.rs`. Expected outputs are ripgrep 15.2's.
 
 use crate::util::{Dir, TestCommand, prog};
 
@@ -291,34 +291,10 @@ gstest!(ignore_file_messages, |dir: Dir, cmd: TestCommand| {
     assert!(err.contains("error parsing glob '{a'"), "{err}");
 });
 
-gstest!(pcre2_not_available, |dir: Dir, cmd: TestCommand| {
-    dir.create("a.txt", "foo\n");
-    cmd.args(["-P", "foo", "a.txt"]);
-    let out = cmd.expect_code(2);
-    let expected = format!("{0}: PCRE2 is not available in this build of {0}\n", prog());
-    eqnice!(expected, out.stderr);
-});
-
 gstest!(pcre2_then_no_pcre2, |dir: Dir, cmd: TestCommand| {
     dir.create("a.txt", "foo\n");
     cmd.args(["--engine", "pcre2", "--no-pcre2", "foo", "a.txt"]);
     eqnice!("foo\n", cmd.stdout());
-});
-
-gstest!(engine_default_then_pcre2, |dir: Dir, cmd: TestCommand| {
-    dir.create("a.txt", "foo\n");
-    cmd.args(["--engine", "default", "-P", "foo", "a.txt"]);
-    cmd.assert_error(&["PCRE2 is not available in this build of"]);
-});
-
-gstest!(auto_hybrid_bad_pattern, |dir: Dir, cmd: TestCommand| {
-    dir.create("a.txt", "foo\n");
-    cmd.args(["--auto-hybrid-regex", "foo(", "a.txt"]);
-    cmd.assert_error(&[
-        "regex could not be compiled with either the default regex engine or with PCRE2.\n\ndefault regex engine error:\n",
-        "error: unclosed group\n",
-        "PCRE2 regex engine error:\nPCRE2 is not available in this build of",
-    ]);
 });
 
 gstest!(regex_size_limit_exceeded, |dir: Dir, cmd: TestCommand| {
@@ -426,13 +402,6 @@ gstest!(line_options_run_on_cpu, |dir: Dir, cmd: TestCommand| {
         out.contains("\nengine: cpu, files searched by 1 thread\n"),
         "{out}"
     );
-});
-
-gstest!(pcre2_version, |dir: Dir, cmd: TestCommand| {
-    cmd.args(["--pcre2-version"]);
-    let expected = format!("PCRE2 is not available in this build of {}.\n", prog());
-    cmd.expect(1, expected);
-    let _ = dir;
 });
 
 // The negations of output flags: the last one wins.

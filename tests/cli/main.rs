@@ -24,6 +24,7 @@ mod json;
 mod misc;
 mod output;
 mod patterns;
+mod pcre2;
 mod regression;
 mod rules;
 mod walk;
