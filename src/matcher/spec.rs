@@ -150,13 +150,19 @@ pub fn resolve_engine(cfg: &mut Config) {
     if cfg.out.regex_engine != RegexEngine::Hybrid || cfg.fixed_strings {
         return;
     }
-    let mut parser = regex_syntax::ParserBuilder::new()
-        .utf8(false)
-        .unicode(!cfg.out.no_unicode)
-        .octal(false)
-        .multi_line(true)
-        .build();
-    cfg.out.pcre2 = cfg.patterns.iter().any(|p| parser.parse(p).is_err());
+    // A parser per pattern: regex-syntax numbers capture groups across
+    // parses and refuses a second one.
+    let parses = |p: &String| {
+        regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .unicode(!cfg.out.no_unicode)
+            .octal(false)
+            .multi_line(true)
+            .build()
+            .parse(p)
+            .is_ok()
+    };
+    cfg.out.pcre2 = !cfg.patterns.iter().all(parses);
 }
 
 /// ripgrep's hint when a pattern holds a line terminator that only

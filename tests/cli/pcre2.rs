@@ -230,3 +230,17 @@ gstest!(pcre2_runs_on_the_cpu, |dir: Dir, cmd: TestCommand| {
     sorted.args(["--sorted", "-P", "foo", "a.txt"]);
     sorted.assert_error(&["-P does not apply"]);
 });
+
+// Found by the fuzzer: `--engine auto` with several patterns holding
+// capture groups panicked while deciding whether PCRE2 was needed
+// (regex-syntax's parser was used for a second pattern).
+gstest!(
+    engine_auto_several_patterns_with_groups,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("a.txt", WORDS);
+        cmd.args([
+            "--engine", "auto", "-c", "-e", "(foo)", "-e", "(baz)", "-e", r"(\w)\1", "a.txt",
+        ]);
+        eqnice!("5\n", cmd.stdout());
+    }
+);
