@@ -29,7 +29,7 @@ CONFIGS = {
     "cpu": ({}, ["--engine", "cpu"]),
     "ocl600": ({"GSEARCH_OPENCL_DEVICE": "Portable", "GSEARCH_BATCH_BYTES": "600"}, ["--engine", "opencl"]),
     "auto": ({"GSEARCH_OPENCL_DEVICE": "Portable", "GSEARCH_AUTO_MIN_BYTES": "1",
-              "GSEARCH_DEVICE_STARTUP_MS": "0"}, ["--engine", "auto"]),
+              "GSEARCH_DEVICE_STARTUP_MS": "0"}, []),  # `auto` without ripgrep's hybrid regex
 }
 ONLY = os.environ.get("CONFIGS")
 if ONLY:

@@ -13,7 +13,9 @@ use clap::{ArgAction, Parser, ValueEnum};
 /// Which engine runs the matcher.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// A GPU or accelerator when the work is big enough, else the CPU.
+    /// A GPU or accelerator when the work is big enough, else the CPU (the
+    /// default); given, also ripgrep's `--engine auto`: PCRE2 for patterns
+    /// the default engine cannot compile.
     Auto,
     /// Always the CPU engine.
     Cpu,
