@@ -20,7 +20,7 @@ complete -c gsearch -s g -l glob -d 'Include (or with \'!\', exclude) files and 
 complete -c gsearch -s t -l type -d 'Only search files of type TYPE (see --type-list)' -r
 complete -c gsearch -s T -l type-not -d 'Do not search files of type TYPE' -r
 complete -c gsearch -s d -l max-depth -l maxdepth -d 'Descend at most NUM directories below the paths given' -r
-complete -c gsearch -l engine -d 'Which engine runs the matcher' -r -f -a "auto\t'A GPU or accelerator when the work is big enough, else the CPU'
+complete -c gsearch -l engine -d 'Which engine runs the matcher' -r -f -a "auto\t'A GPU or accelerator when the work is big enough, else the CPU (the default); given, also ripgrep\'s `--engine auto`: PCRE2 for patterns the default engine cannot compile'
 cpu\t'Always the CPU engine'
 opencl\t'Always an OpenCL device (a CPU-type device only when no other exists)'
 default\t'ripgrep\'s name for its default regex engine: gsearch\'s `auto`'

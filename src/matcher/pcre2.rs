@@ -9,11 +9,13 @@ use grep_pcre2::RegexMatcher as Pcre2;
 
 use crate::matcher::line::{LineCaptures, LineMatcher};
 
-/// See the module documentation.
-#[derive(Clone, Copy)]
+/// See the module documentation. PCRE2's is the plan's, cloned: a clone
+/// shares the compiled pattern and has a pool of scratch space of its own
+/// (match data, JIT stack) for the thread that uses it.
+#[derive(Clone)]
 pub enum SearchMatcher<'a> {
     Line(LineMatcher<'a>),
-    Pcre2(&'a Pcre2),
+    Pcre2(Pcre2),
 }
 
 /// A PCRE2 search that failed (the plan's matcher never fails).

@@ -305,10 +305,11 @@ impl Plan {
     }
 
     /// The matcher the CPU loops search files with: PCRE2's when it runs
-    /// the search, else [`Plan::line_matcher`].
+    /// the search, else [`Plan::line_matcher`]. One per thread (see
+    /// [`SearchMatcher`]).
     pub fn search_matcher(&self) -> SearchMatcher<'_> {
         match &self.pcre2 {
-            Some(m) => SearchMatcher::Pcre2(m),
+            Some(m) => SearchMatcher::Pcre2(m.clone()),
             None => SearchMatcher::Line(self.line_matcher()),
         }
     }
