@@ -105,13 +105,18 @@ impl OutputOpts {
     /// big-file splitting and the plain printer (`output::plain`) then stand
     /// aside.
     pub fn needs_cpu_searcher(&self) -> bool {
+        self.searcher_flags() || self.pcre2
+    }
+
+    /// [`OutputOpts::needs_cpu_searcher`] but for PCRE2, which a big file
+    /// split over the cores can use too (`search::bigfile`).
+    pub fn searcher_flags(&self) -> bool {
         self.line_term != LineTerm::Lf
             || self.passthru
             || self.stop_on_nonmatch
             || self.no_unicode
             || self.regex_size_limit.is_some()
             || self.dfa_size_limit.is_some()
-            || self.pcre2
     }
 
     /// Whether only ripgrep's printers give this output: the above, or

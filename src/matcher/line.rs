@@ -14,6 +14,7 @@ use grep_matcher::{ByteSet, Captures, LineMatchKind, LineTerminator, Match, Matc
 use grep_regex::{RegexCaptures, RegexMatcher};
 
 use crate::engine::hashed::HashedLiterals;
+use crate::matcher::pcre2::PcreLines;
 use crate::matcher::regex::Regex;
 use crate::matcher::rules::{RuleCaptures, RuleSet, iter_matches};
 
@@ -24,6 +25,8 @@ pub struct LineMatcher<'a> {
     pub(crate) fast: Option<&'a HashedLiterals>,
     /// A rule set answers everything in place of the regex.
     pub(crate) rules: Option<&'a RuleSet>,
+    /// So does PCRE2 (`-P`; a big file searched by every core).
+    pub(crate) pcre2: Option<&'a PcreLines>,
 
     /// A line's answer can depend on the bytes before it (the plan's
     /// `line_context`).
@@ -76,6 +79,9 @@ impl Matcher for LineMatcher<'_> {
     type Error = NoError;
 
     fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, NoError> {
+        if let Some(p) = self.pcre2 {
+            return Ok(p.find_at(haystack, at));
+        }
         if let Some(r) = self.rules {
             return r.find_at(haystack, at);
         }
@@ -110,6 +116,9 @@ impl Matcher for LineMatcher<'_> {
     }
 
     fn new_captures(&self) -> Result<LineCaptures, NoError> {
+        if let Some(p) = self.pcre2 {
+            return Ok(LineCaptures::Pcre2(p.new_captures()));
+        }
         Ok(match self.rules {
             Some(r) => LineCaptures::Rules(r.new_captures()?),
             None => LineCaptures::Regex(self.inner().new_captures()?),
@@ -117,6 +126,9 @@ impl Matcher for LineMatcher<'_> {
     }
 
     fn capture_count(&self) -> usize {
+        if let Some(p) = self.pcre2 {
+            return p.capture_count();
+        }
         match self.rules {
             Some(r) => r.capture_count(),
             None => self.inner().capture_count(),
@@ -124,6 +136,9 @@ impl Matcher for LineMatcher<'_> {
     }
 
     fn capture_index(&self, name: &str) -> Option<usize> {
+        if let Some(p) = self.pcre2 {
+            return p.capture_index(name);
+        }
         match self.rules {
             Some(r) => r.capture_index(name),
             None => self.inner().capture_index(name),
@@ -136,6 +151,9 @@ impl Matcher for LineMatcher<'_> {
         at: usize,
         caps: &mut LineCaptures,
     ) -> Result<bool, NoError> {
+        if let (Some(p), LineCaptures::Pcre2(c)) = (self.pcre2, &mut *caps) {
+            return Ok(p.captures_at(haystack, at, c));
+        }
         match (self.rules, caps) {
             (Some(r), LineCaptures::Rules(c)) => r.captures_at(haystack, at, c),
             (None, LineCaptures::Regex(c)) => self.inner().captures_at(haystack, at, c),
@@ -144,6 +162,9 @@ impl Matcher for LineMatcher<'_> {
     }
 
     fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, NoError> {
+        if let Some(p) = self.pcre2 {
+            return Ok(p.shortest_match_at(haystack, at));
+        }
         match self.rules {
             Some(r) => r.shortest_match_at(haystack, at),
             None => self.inner().shortest_match_at(haystack, at),
@@ -151,6 +172,9 @@ impl Matcher for LineMatcher<'_> {
     }
 
     fn is_match_at(&self, haystack: &[u8], at: usize) -> Result<bool, NoError> {
+        if let Some(p) = self.pcre2 {
+            return Ok(p.is_match_at(haystack, at));
+        }
         if let Some(r) = self.rules {
             return r.is_match_at(haystack, at);
         }
@@ -161,6 +185,10 @@ impl Matcher for LineMatcher<'_> {
     }
 
     fn line_terminator(&self) -> Option<LineTerminator> {
+        // PCRE2's candidate lines are decided line by line (`PcreLines`).
+        if self.pcre2.is_some() {
+            return Some(LineTerminator::byte(b'\n'));
+        }
         if let Some(r) = self.rules {
             return r.line_terminator();
         }
@@ -177,12 +205,16 @@ impl Matcher for LineMatcher<'_> {
     /// ripgrep's searcher decides (`-U -c` then counts lines).
     fn non_matching_bytes(&self) -> Option<&ByteSet> {
         match self.fast {
+            _ if self.pcre2.is_some() => None,
             Some(_) => None,
             None => self.inner().non_matching_bytes(),
         }
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
+        if let Some(p) = self.pcre2 {
+            return Ok(p.find_candidate_line(haystack));
+        }
         if let Some(r) = self.rules {
             return r.find_candidate_line(haystack);
         }

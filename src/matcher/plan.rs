@@ -21,7 +21,7 @@ use crate::cli::output_opts::{LineTerm, RegexEngine};
 use crate::engine::LiteralSet;
 use crate::engine::hashed::{HASHED_MIN_PATTERNS, HashedLiterals};
 use crate::matcher::line::LineMatcher;
-use crate::matcher::pcre2::SearchMatcher;
+use crate::matcher::pcre2::{PcreLines, SearchMatcher};
 use crate::matcher::regex::Background;
 pub use crate::matcher::regex::Regex;
 use crate::matcher::rules::{self, Parsed, RuleSet};
@@ -68,7 +68,7 @@ pub struct Plan {
     pub rules: Option<RuleSet>,
     /// The patterns compiled by PCRE2 (`-P`, see `matcher::spec`), which
     /// then answers everything in place of `matcher`, on the CPU.
-    pub pcre2: Option<grep_pcre2::RegexMatcher>,
+    pub pcre2: Option<PcreLines>,
     /// A line's answer can depend on the bytes before it
     /// (`Config::line_context`).
     pub line_context: bool,
@@ -144,7 +144,7 @@ impl PendingPlan {
             exact_lines: self.exact_lines,
             hashed,
             rules,
-            pcre2,
+            pcre2: pcre2.map(PcreLines::new),
             line_context: self.line_context,
         })
     }
@@ -254,7 +254,7 @@ impl Plan {
             exact_lines: false,
             hashed: None,
             rules: None,
-            pcre2: Some(pcre2),
+            pcre2: Some(PcreLines::new(pcre2)),
             line_context,
         })
     }
@@ -300,6 +300,7 @@ impl Plan {
             regex: &self.matcher,
             fast: self.hashed.as_ref(),
             rules: self.rules.as_ref(),
+            pcre2: self.pcre2.as_ref(),
             reads_before: self.line_context,
         }
     }
@@ -309,7 +310,7 @@ impl Plan {
     /// [`SearchMatcher`]).
     pub fn search_matcher(&self) -> SearchMatcher<'_> {
         match &self.pcre2 {
-            Some(m) => SearchMatcher::Pcre2(m.clone()),
+            Some(m) => SearchMatcher::Pcre2(m.matcher().clone()),
             None => SearchMatcher::Line(self.line_matcher()),
         }
     }

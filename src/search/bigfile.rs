@@ -15,6 +15,9 @@
 //!
 //! Matches never span a line terminator, so cutting at line starts changes
 //! nothing: `^`, `$` and `\b` see a line start where a segment starts.
+//! PCRE2 (`-P`) takes the collected path, each line decided alone as
+//! ripgrep's searcher decides it (`matcher::pcre2::PcreLines`); a PCRE2
+//! match error sends the file back to the usual search, which reports it.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -25,6 +28,7 @@ use termcolor::WriteColor;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::offsets::OffsetMatcher;
+use crate::matcher::pcre2::PcreLines;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::plain;
@@ -53,6 +57,16 @@ pub const RULES_MIN_BYTES: u64 = 4 << 20;
 /// prints are looked at.
 const BINARY_PROBE: usize = 64 << 10;
 
+/// The size from which a file is split over the cores: smaller for a
+/// rule set or PCRE2, whose matcher, not reading, bounds the search.
+pub fn min_bytes(plan: &Plan) -> u64 {
+    if plan.rules.is_some() || plan.pcre2.is_some() {
+        RULES_MIN_BYTES
+    } else {
+        MIN_BYTES
+    }
+}
+
 /// Searches `hay` with every core when it is a big regular file and the
 /// output needs the whole file; `None` means "search it the usual way".
 pub fn search<W: WriteColor>(
@@ -70,7 +84,8 @@ pub fn search<W: WriteColor>(
         || threads < 2
         || first_match_is_enough
         || !cfg.use_mmap
-        || cfg.needs_cpu_searcher()
+        || cfg.input.needs_searcher()
+        || cfg.out.searcher_flags()
     {
         return None;
     }
@@ -79,10 +94,8 @@ pub fn search<W: WriteColor>(
         // Tests: small files through this path (and a huge value keeps
         // every file on ripgrep's searcher, their reference).
         n as u64
-    } else if plan.rules.is_some() {
-        RULES_MIN_BYTES
     } else {
-        MIN_BYTES
+        min_bytes(plan)
     };
     if !meta.is_file() || meta.len() < min {
         return None;
@@ -116,6 +129,10 @@ fn collected<W: WriteColor>(
 ) -> Option<io::Result<SearchResult>> {
     let threads = crate::sys::cores();
     let lines = matching_lines(map, &plan.line_matcher(), threads, Some(map));
+    if plan.pcre2.as_ref().is_some_and(PcreLines::take_failed) {
+        // A match error: searched again the usual way, which reports it.
+        return None;
+    }
     searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
     let m = OffsetMatcher::confirmed(plan.line_matcher(), map, &lines.starts);
     if skip > 0 {

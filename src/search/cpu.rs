@@ -177,7 +177,7 @@ fn cpu_report(cfg: &Config, plan: &Plan, split_files: usize) -> Vec<String> {
         v.push(format!(
             "{} ({} MiB or more) searched by {cores} threads, cut at line boundaries",
             crate::sys::count_of(split_files, "big file"),
-            crate::search::bigfile::MIN_BYTES >> 20
+            crate::search::bigfile::min_bytes(plan) >> 20
         ));
     }
     if cfg.engine == crate::cli::EngineArg::Opencl && cfg.input.needs_searcher() {

@@ -121,6 +121,31 @@ fn streamed_and_collected_forms_equal_the_searcher() {
     );
 }
 
+/// PCRE2 (`-P`): each line decided alone, without its terminator, as
+/// ripgrep's searcher decides with a matcher that names none, so
+/// look-behind never sees the line before (`(?<=\n)`, `(?<=^)`), and
+/// match bounds from the whole map as ripgrep's printer takes them.
+#[test]
+fn pcre2_lines_equal_the_searcher() {
+    let dir = Dir::new("bigfile_pcre2", Engine::Cpu);
+    dir.create_bytes("big.txt", &text(6000));
+    same_as_searcher(
+        &dir,
+        "big.txt",
+        &[
+            &["-P", "-n", "(?<=the )needle"],
+            &["-P", "-c", r"(\w)\1"],
+            &["-P", "-n", "-o", r"(?<=s)(\d)\d*"],
+            &["-P", "--count-matches", "needle(?!s)"],
+            &["-P", "-c", r"(?<=\n)needle"],
+            &["-P", "-n", "^(?!.*e).*$"],
+            &["-P", "-n", "-w", "-C1", "needle(?=d)"],
+            &["-P", "-v", "-c", "z(?=z)"],
+            &["-P", "-n", "--column", "-r", "<$1>", r"(e)(?=\s)"],
+        ],
+    );
+}
+
 /// A NUL past the 64 KiB that ripgrep's searcher probes: in a matching
 /// line (ripgrep stops there with its message), in a line that does not
 /// match (nothing changes), and in the first 64 KiB.
