@@ -223,7 +223,7 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "GSEARCH_BIGFILE_MIN_BYTES",
         Tests,
         "File size in bytes from which one file is searched by every core.",
-        "33554432 (32 MiB; 4 MiB for a rule set)",
+        "33554432 (32 MiB; 4 MiB for a rule set or PCRE2)",
     ),
     var(
         "GSEARCH_DEVICE_STARTUP_MS",

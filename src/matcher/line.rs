@@ -14,7 +14,7 @@ use grep_matcher::{ByteSet, Captures, LineMatchKind, LineTerminator, Match, Matc
 use grep_regex::{RegexCaptures, RegexMatcher};
 
 use crate::engine::hashed::HashedLiterals;
-use crate::matcher::pcre2::PcreLines;
+use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::regex::Regex;
 use crate::matcher::rules::{RuleCaptures, RuleSet, iter_matches};
 

@@ -9,6 +9,7 @@ pub mod line;
 pub mod lines;
 pub mod offsets;
 pub mod pcre2;
+pub mod pcre2_lines;
 pub mod plan;
 pub mod regex;
 pub mod regex_opts;

@@ -16,7 +16,7 @@
 //! Matches never span a line terminator, so cutting at line starts changes
 //! nothing: `^`, `$` and `\b` see a line start where a segment starts.
 //! PCRE2 (`-P`) takes the collected path, each line decided alone as
-//! ripgrep's searcher decides it (`matcher::pcre2::PcreLines`); a PCRE2
+//! ripgrep's searcher decides it (`matcher::pcre2_lines`); a PCRE2
 //! match error sends the file back to the usual search, which reports it.
 
 use std::io::{self, Write};
@@ -28,7 +28,7 @@ use termcolor::WriteColor;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::offsets::OffsetMatcher;
-use crate::matcher::pcre2::PcreLines;
+use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::plain;
