@@ -11,9 +11,11 @@ use crate::cli::walkcfg::WalkConfig;
 use crate::ignore_message;
 
 mod loops;
+mod notes;
 mod sort;
 
 pub use loops::LoopCheck;
+pub use notes::{Note, Notes};
 
 /// Something to search: a file or standard input.
 #[derive(Clone, Debug)]
@@ -155,15 +157,24 @@ pub fn haystack(
     result: Result<DirEntry, ignore::Error>,
     strip_dot_prefix: bool,
 ) -> Option<Haystack> {
+    haystack_noting(result, strip_dot_prefix, &mut Note::say)
+}
+
+/// [`haystack`], its messages handed to `note` (see [`Notes`]).
+pub fn haystack_noting(
+    result: Result<DirEntry, ignore::Error>,
+    strip_dot_prefix: bool,
+    note: &mut dyn FnMut(Note),
+) -> Option<Haystack> {
     let dent = match result {
         Ok(d) => d,
         Err(err) => {
-            crate::err_message!("{err}");
+            note(Note::error(&err));
             return None;
         }
     };
     if let Some(err) = dent.error() {
-        ignore_message!("{err}");
+        note(Note::ignore(err));
     }
     let is_dir = dent.file_type().is_some_and(|t| t.is_dir())
         || (dent.path_is_symlink() && dent.path().is_dir());

@@ -32,7 +32,9 @@ use crate::output::stats::{finish, keeps_stats};
 use crate::search::early::Early;
 use crate::search::prepare::{ChunkPart, Desk, Found, Item, Prep, Ready};
 use crate::search::staging::{Chunk, Piece, Source};
-use crate::walk::{self, Haystack};
+use crate::walk::{self, Haystack, Notes};
+
+type WalkResult = Result<ignore::DirEntry, ignore::Error>;
 
 /// Candidate offsets of a big file, gathered chunk by chunk (one per line).
 #[derive(Default)]
@@ -76,10 +78,12 @@ pub fn search(
         anyhow::bail!("no OpenCL engine to search with");
     }
     let (tx, rx) = crossbeam_channel::bounded::<Haystack>(4096);
-    let walk_thread = spawn_walk(cfg, tx)?;
+    let walk_notes = Arc::new(Notes::default());
+    let walk_thread = spawn_walk(cfg, tx, Arc::clone(&walk_notes))?;
     plan.warming(|| {
         std::thread::scope(|scope| {
-            let fin = Finisher::new(cfg, plan, Some(scope));
+            let mut fin = Finisher::new(cfg, plan, Some(scope));
+            fin.notes = walk_notes;
             stream_and_report(fin, engines, notes, rx, walk_thread, started)
         })
     })
@@ -110,6 +114,9 @@ fn stream_and_report(
     drop(src);
     fin.settle();
     let searched = walk_thread.join().unwrap_or(true);
+    if !fin.stop {
+        fin.notes.before(u64::MAX);
+    }
     let mut report = device_report(engines, plan, &fin, &stages);
     report.extend_from_slice(notes);
     if !cfg.stats {
@@ -131,11 +138,13 @@ fn stream_and_report(
     Ok(fin.matched)
 }
 
-/// The walk on its own thread, sending every haystack to `tx`; the thread
-/// answers whether anything was found to search.
+/// The walk on its own thread, sending every haystack to `tx`, its
+/// messages held in `notes` for the finisher to print in their place; the
+/// thread answers whether anything was found to search.
 fn spawn_walk(
     cfg: &Config,
     tx: crossbeam_channel::Sender<Haystack>,
+    notes: Arc<Notes>,
 ) -> anyhow::Result<std::thread::JoinHandle<bool>> {
     let walker = walk::walk_builder(cfg)?;
     let presorted = walk::presorted(cfg, &walker);
@@ -145,40 +154,53 @@ fn spawn_walk(
     let walk_thread = std::thread::spawn(move || {
         // The same walk the CPU engine uses (parallel unless sorting or
         // one file), so errors and order read the same as ripgrep's.
-        let any = std::sync::atomic::AtomicBool::new(false);
-        if threads == 1 {
-            let hays: Box<dyn Iterator<Item = Haystack> + Send> = match presorted {
-                Some(list) => Box::new(list.into_iter()),
-                None => Box::new(
-                    loops
-                        .entries(walker.build())
-                        .filter_map(move |r| walk::haystack(r, implicit)),
-                ),
-            };
-            for hay in hays {
-                any.store(true, std::sync::atomic::Ordering::Relaxed);
-                if tx.send(hay).is_err() {
-                    break;
-                }
-            }
-        } else {
-            walker.build_parallel().run(|| {
-                let (tx, any) = (tx.clone(), &any);
-                Box::new(move |r| {
-                    let Some(hay) = walk::haystack(r, implicit) else {
-                        return ignore::WalkState::Continue;
-                    };
-                    any.store(true, std::sync::atomic::Ordering::Relaxed);
-                    match tx.send(hay) {
-                        Ok(()) => ignore::WalkState::Continue,
-                        Err(_) => ignore::WalkState::Quit,
-                    }
-                })
-            });
+        let send = |hay: Haystack| {
+            notes.sent();
+            tx.send(hay).is_ok()
+        };
+        let hold = |r| walk::haystack_noting(r, implicit, &mut |n| notes.hold(n));
+        if threads != 1 {
+            return walk_parallel(walker, &hold, &send);
         }
-        any.into_inner()
+        let hays: Box<dyn Iterator<Item = Haystack> + '_> = match presorted {
+            Some(list) => Box::new(list.into_iter()),
+            None => Box::new(loops.entries(walker.build()).filter_map(hold)),
+        };
+        let mut any = false;
+        for hay in hays {
+            any = true;
+            if !send(hay) {
+                break;
+            }
+        }
+        any
     });
     Ok(walk_thread)
+}
+
+/// [`spawn_walk`]'s parallel walk: each entry to a haystack by `hold`,
+/// sent by `send` (false: the search stopped); whether any was sent.
+fn walk_parallel(
+    walker: ignore::WalkBuilder,
+    hold: &(dyn Fn(WalkResult) -> Option<Haystack> + Sync),
+    send: &(dyn Fn(Haystack) -> bool + Sync),
+) -> bool {
+    let any = std::sync::atomic::AtomicBool::new(false);
+    walker.build_parallel().run(|| {
+        let any = &any;
+        Box::new(move |r| {
+            let Some(hay) = hold(r) else {
+                return ignore::WalkState::Continue;
+            };
+            any.store(true, std::sync::atomic::Ordering::Relaxed);
+            if send(hay) {
+                ignore::WalkState::Continue
+            } else {
+                ignore::WalkState::Quit
+            }
+        })
+    });
+    any.into_inner()
 }
 
 /// The `--stats` lines of a device search: engine, kernel, patterns, the
@@ -289,6 +311,10 @@ struct Finisher<'a, 's> {
     /// and how many candidates were (all files).
     early: Option<Early<'a, 's>>,
     early_confirmed: u64,
+    /// The walk's messages, each printed before the first file the walk
+    /// found after it, and the files committed so far.
+    notes: Arc<Notes>,
+    files: u64,
 }
 
 /// Big files finishing beside the stream at once, at most, each on its
@@ -334,6 +360,8 @@ impl<'a, 's> Finisher<'a, 's> {
             pending: VecDeque::new(),
             early: None,
             early_confirmed: 0,
+            notes: Arc::default(),
+            files: 0,
         }
     }
 
@@ -430,6 +458,7 @@ impl<'a, 's> Finisher<'a, 's> {
             if self.stop {
                 break;
             }
+            self.count_file(&item);
             match item {
                 Item::Error(p) => self.read_error(p),
                 Item::Output {
@@ -458,6 +487,20 @@ impl<'a, 's> Finisher<'a, 's> {
             }
         }
         !self.stop
+    }
+
+    /// Counts the file `item` starts (any but a big file's later chunks),
+    /// after printing the walk's messages found before it.
+    fn count_file(&mut self, item: &Item) {
+        let chunk = match item {
+            Item::Error(p) | Item::Deferred { piece: p, .. } => p.chunk,
+            Item::Chunk(part) => Some(part.chunk),
+            Item::Output { .. } => None,
+        };
+        if chunk.is_none_or(|c| c.file_offset == 0) {
+            self.notes.before(self.files);
+            self.files += 1;
+        }
     }
 
     /// A piece that could not be read: reported once, in order; a big

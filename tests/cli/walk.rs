@@ -514,6 +514,27 @@ gstest!(symlink_loop_above_root, |dir: Dir, cmd: TestCommand| {
     }
 });
 
+// -q ends the walk at the first match: a loop the walk would come to after
+// it is never reported, one before it is (the match still wins, status 0).
+// The device path's walk runs ahead of the search: its messages wait for
+// their place among the files.
+#[cfg(unix)]
+gstest!(
+    quiet_stops_before_later_loop,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("d/a.txt", "fox\n");
+        dir.create("d/b/e.txt", "ant\n");
+        dir.create("d/c.txt", "dog\n");
+        dir.symlink("..", "d/b/up");
+        cmd.args(["-q", "-L", "--sort", "path", "fox", "d"]);
+        eqnice!("", cmd.expect(0, "").stderr);
+        let mut late = dir.command();
+        late.args(["-q", "-L", "--sort", "path", "dog", "d"]);
+        let err = String::from_utf8_lossy(&late.expect(0, "").stderr).into_owned();
+        assert!(err.contains("File system loop found: d/b/up"), "{err}");
+    }
+);
+
 // A broken symlink under -L is an error on that entry only.
 #[cfg(unix)]
 gstest!(symlink_broken_follow, |dir: Dir, cmd: TestCommand| {
