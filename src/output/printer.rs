@@ -136,6 +136,18 @@ pub struct SearchResult {
     pub stats: Option<Stats>,
 }
 
+impl SearchResult {
+    /// The result with its statistics' time (`--stats`' "seconds spent
+    /// searching") at least `elapsed`: a search whose printer ran after the
+    /// lines were found (one big file over every core) counts both.
+    pub fn searched_for(mut self, elapsed: std::time::Duration) -> SearchResult {
+        if let Some(s) = self.stats.as_mut() {
+            s.add_elapsed(elapsed.saturating_sub(s.elapsed()));
+        }
+        self
+    }
+}
+
 impl<W: WriteColor> Printer<W> {
     /// The printer for this run's output mode. With one thread the printer
     /// writes the separator between files itself, as ripgrep's does.

@@ -104,6 +104,7 @@ pub fn search<W: WriteColor>(
     // Mapped under the SIGBUS guard: a file that shrinks now is reported.
     let map = GuardedMap::map(&file).ok().flatten()?;
     crate::sys::trace::mark("big file mapped");
+    let started = std::time::Instant::now();
     let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Done(r) => r,
         Streamed::Not => collected(cfg, searcher, printer, plan, hay, &map, 0)?,
@@ -112,7 +113,7 @@ pub fn search<W: WriteColor>(
     if map.faulted() {
         return Some(Err(crate::sys::guard::shrank_error()));
     }
-    Some(result)
+    Some(result.map(|r| r.searched_for(started.elapsed())))
 }
 
 /// Every matching line first, then the output: the plain writer where it
