@@ -162,7 +162,9 @@ pub fn resolve_engine(cfg: &mut Config) {
             .parse(p)
             .is_ok()
     };
-    cfg.out.pcre2 = !cfg.patterns.iter().all(parses);
+    // A pattern without a meta character is a literal, which parses.
+    let regex = |p: &&String| p.chars().any(regex_syntax::is_meta_character);
+    cfg.out.pcre2 = !cfg.patterns.iter().filter(regex).all(parses);
 }
 
 /// ripgrep's hint when a pattern holds a line terminator that only
