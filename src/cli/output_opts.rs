@@ -72,6 +72,7 @@ impl OutputOpts {
             LineTerm::Lf
         };
         let (colors, colors_custom) = color_specs(&cli.colors)?;
+        let engine = regex_engine(cli);
         Ok(OutputOpts {
             line_term,
             passthru: cli.passthru,
@@ -93,8 +94,8 @@ impl OutputOpts {
             regex_size_limit: size("--regex-size-limit", cli.regex_size_limit.as_deref())?,
             dfa_size_limit: size("--dfa-size-limit", cli.dfa_size_limit.as_deref())?,
             no_unicode: cli.no_unicode || cli.no_pcre2_unicode,
-            regex_engine: regex_engine(cli),
-            pcre2: regex_engine(cli) == RegexEngine::Pcre2,
+            regex_engine: engine,
+            pcre2: engine == RegexEngine::Pcre2,
         })
     }
 

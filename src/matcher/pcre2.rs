@@ -6,17 +6,16 @@
 //! one big file searched by every core, is `matcher::pcre2_lines`.
 
 use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Match, Matcher, NoError};
-use grep_pcre2::RegexMatcher as Pcre2;
 
 use crate::matcher::line::{LineCaptures, LineMatcher};
+use crate::matcher::pcre2_lines::PcreLines;
 
-/// See the module documentation. PCRE2's is the plan's, cloned: a clone
-/// shares the compiled pattern and has a pool of scratch space of its own
-/// (match data, JIT stack) for the thread that uses it.
-#[derive(Clone)]
+/// See the module documentation. PCRE2's searches run on the calling
+/// thread's clone of the plan's matcher ([`PcreLines::with`]).
+#[derive(Clone, Copy)]
 pub enum SearchMatcher<'a> {
     Line(LineMatcher<'a>),
-    Pcre2(Pcre2),
+    Pcre2(&'a PcreLines),
 }
 
 /// A PCRE2 search that failed (the plan's matcher never fails).
@@ -39,7 +38,7 @@ macro_rules! either {
     ($self:ident, $m:ident => $call:expr) => {
         match $self {
             SearchMatcher::Line($m) => $call.map_err(impossible),
-            SearchMatcher::Pcre2($m) => $call.map_err(MatchError),
+            SearchMatcher::Pcre2(p) => p.with(|$m| $call).map_err(MatchError),
         }
     };
 }
@@ -67,24 +66,21 @@ impl Matcher for SearchMatcher<'_> {
     fn new_captures(&self) -> Result<LineCaptures, MatchError> {
         match self {
             SearchMatcher::Line(m) => m.new_captures().map_err(impossible),
-            SearchMatcher::Pcre2(m) => m
-                .new_captures()
-                .map(LineCaptures::Pcre2)
-                .map_err(MatchError),
+            SearchMatcher::Pcre2(p) => Ok(LineCaptures::Pcre2(p.new_captures())),
         }
     }
 
     fn capture_count(&self) -> usize {
         match self {
             SearchMatcher::Line(m) => m.capture_count(),
-            SearchMatcher::Pcre2(m) => m.capture_count(),
+            SearchMatcher::Pcre2(p) => p.capture_count(),
         }
     }
 
     fn capture_index(&self, name: &str) -> Option<usize> {
         match self {
             SearchMatcher::Line(m) => m.capture_index(name),
-            SearchMatcher::Pcre2(m) => m.capture_index(name),
+            SearchMatcher::Pcre2(p) => p.capture_index(name),
         }
     }
 
@@ -95,9 +91,9 @@ impl Matcher for SearchMatcher<'_> {
         caps: &mut LineCaptures,
     ) -> Result<bool, MatchError> {
         match (self, caps) {
-            (SearchMatcher::Pcre2(m), LineCaptures::Pcre2(c)) => {
-                m.captures_at(haystack, at, c).map_err(MatchError)
-            }
+            (SearchMatcher::Pcre2(p), LineCaptures::Pcre2(c)) => p
+                .with(|m| m.captures_at(haystack, at, c))
+                .map_err(MatchError),
             (SearchMatcher::Line(m), c) => m.captures_at(haystack, at, c).map_err(impossible),
             _ => unreachable!("captures made by another matcher"),
         }
@@ -114,14 +110,14 @@ impl Matcher for SearchMatcher<'_> {
     fn line_terminator(&self) -> Option<LineTerminator> {
         match self {
             SearchMatcher::Line(m) => m.line_terminator(),
-            SearchMatcher::Pcre2(m) => m.line_terminator(),
+            SearchMatcher::Pcre2(p) => p.matcher().line_terminator(),
         }
     }
 
     fn non_matching_bytes(&self) -> Option<&ByteSet> {
         match self {
             SearchMatcher::Line(m) => m.non_matching_bytes(),
-            SearchMatcher::Pcre2(m) => m.non_matching_bytes(),
+            SearchMatcher::Pcre2(p) => p.matcher().non_matching_bytes(),
         }
     }
 

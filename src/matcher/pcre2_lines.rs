@@ -1,5 +1,6 @@
-//! [`PcreLines`]: PCRE2 inside the plan's `LineMatcher` (`matcher::line`),
-//! where one big file is searched by every core (`search::bigfile`).
+//! [`PcreLines`]: the plan's PCRE2 matcher, searched through a clone per
+//! thread, inside the plan's `LineMatcher` (`matcher::line`, where one big
+//! file is searched by every core) and the CPU loops' `SearchMatcher`.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -7,9 +8,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use grep_matcher::{LineMatchKind, Match, Matcher};
 use grep_pcre2::RegexMatcher as Pcre2;
 
-/// PCRE2 as the plan's [`LineMatcher`] uses it where one big file is
-/// searched by every core (`search::bigfile`): each thread calls a clone of
-/// its own (kept per thread; see `matcher::pcre2::SearchMatcher` for why), and a match
+/// PCRE2 as the plan's `LineMatcher` uses it where one big file is
+/// searched by every core (`search::bigfile`), and as the CPU loops'
+/// `SearchMatcher` does: each thread calls a clone of its own
+/// ([`PcreLines::with`]). For the `LineMatcher`, a match
 /// error is remembered ([`PcreLines::take_failed`]) and read as no match, so the
 /// caller can search the file again the usual way, which reports it. Its
 /// candidate lines are decided line by line without their terminator, as
@@ -36,7 +38,8 @@ impl PcreLines {
         }
     }
 
-    /// The matcher (to clone for a search thread).
+    /// The matcher, for what needs no search (its captures, its line
+    /// terminator); searches go through [`PcreLines::with`].
     pub fn matcher(&self) -> &Pcre2 {
         &self.base
     }
@@ -47,17 +50,28 @@ impl PcreLines {
         self.failed.swap(false, Ordering::Relaxed)
     }
 
+    /// `f` on this thread's clone of the matcher (made on first use): a
+    /// clone shares the compiled pattern and has a pool of scratch space
+    /// (match data, JIT stack) of its own, which a matcher shared by every
+    /// thread hands out under a lock.
+    pub fn with<T>(&self, f: impl FnOnce(&Pcre2) -> T) -> T {
+        CLONE.with(|cell| {
+            let stale = cell.borrow().as_ref().is_none_or(|(id, _)| *id != self.id);
+            if stale {
+                match cell.try_borrow_mut() {
+                    Ok(mut mine) => *mine = Some((self.id, self.base.clone())),
+                    // Called from inside a call on another matcher's clone.
+                    Err(_) => return f(&self.base),
+                }
+            }
+            let mine = cell.borrow();
+            f(&mine.as_ref().expect("set above").1)
+        })
+    }
+
     /// `f` on this thread's clone; an error remembered and `none` returned.
     fn call<T>(&self, none: T, f: impl FnOnce(&Pcre2) -> Result<T, grep_pcre2::Error>) -> T {
-        let r = CLONE.with(|cell| {
-            let mut mine = cell.borrow_mut();
-            if mine.as_ref().is_none_or(|(id, _)| *id != self.id) {
-                *mine = Some((self.id, self.base.clone()));
-            }
-            let (_, m) = mine.as_ref().expect("set above");
-            f(m)
-        });
-        r.unwrap_or_else(|_| {
+        self.with(f).unwrap_or_else(|_| {
             self.failed.store(true, Ordering::Relaxed);
             none
         })

@@ -307,11 +307,10 @@ impl Plan {
     }
 
     /// The matcher the CPU loops search files with: PCRE2's when it runs
-    /// the search, else [`Plan::line_matcher`]. One per thread (see
-    /// [`SearchMatcher`]).
+    /// the search, else [`Plan::line_matcher`].
     pub fn search_matcher(&self) -> SearchMatcher<'_> {
         match &self.pcre2 {
-            Some(m) => SearchMatcher::Pcre2(m.matcher().clone()),
+            Some(m) => SearchMatcher::Pcre2(m),
             None => SearchMatcher::Line(self.line_matcher()),
         }
     }

@@ -64,7 +64,6 @@ fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Res
     let started = Instant::now();
     let mut searcher = searcher(cfg);
     let mut printer = Printer::new(cfg, stdout(cfg));
-    let matcher = plan.search_matcher();
     let mut stats = keeps_stats(cfg).then(Stats::new);
     let (mut matched, mut searched) = (false, false);
     let mut split_files = 0usize;
@@ -72,9 +71,15 @@ fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Res
         searched = true;
         let big = crate::search::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
         split_files += usize::from(big.is_some());
-        let result = match big
-            .unwrap_or_else(|| search_haystack(cfg, &mut searcher, &mut printer, &matcher, &hay))
-        {
+        let result = match big.unwrap_or_else(|| {
+            search_haystack(
+                cfg,
+                &mut searcher,
+                &mut printer,
+                plan.search_matcher(),
+                &hay,
+            )
+        }) {
             Ok(r) => r,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
             Err(e) => {
@@ -111,9 +116,6 @@ fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Resul
         let (bufwtr, stats, matched, searched) = (&bufwtr, &stats, &matched, &searched);
         let mut searcher = searcher(cfg);
         let mut printer = Printer::new(cfg, bufwtr.buffer());
-        // One per thread: PCRE2's scratch space is drawn from a pool its
-        // owner thread takes from freely and every other under a lock.
-        let matcher = plan.search_matcher();
         Box::new(move |result| {
             let Some(hay) = walk::haystack(result, cfg.implicit_path) else {
                 return WalkState::Continue;
@@ -123,7 +125,13 @@ fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Resul
             crate::sys::fdtable::own_table();
             searched.store(true, Ordering::SeqCst);
             printer.get_mut().clear();
-            let result = match search_haystack(cfg, &mut searcher, &mut printer, &matcher, &hay) {
+            let result = match search_haystack(
+                cfg,
+                &mut searcher,
+                &mut printer,
+                plan.search_matcher(),
+                &hay,
+            ) {
                 Ok(r) => r,
                 Err(e) => {
                     err_message!("{}: {}", hay.path.display(), e);

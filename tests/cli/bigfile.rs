@@ -144,6 +144,20 @@ fn pcre2_lines_equal_the_searcher() {
             &["-P", "-n", "--column", "-r", "<$1>", r"(e)(?=\s)"],
         ],
     );
+    // The split path ran (it hands a file back to the searcher, the
+    // reference, on a match error).
+    let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1")];
+    let (out, _) = run(
+        &dir,
+        None,
+        &env,
+        &["--stats", "-P", "-c", "needle(?!s)", "big.txt"],
+    );
+    let out = String::from_utf8_lossy(&out);
+    assert!(
+        out.contains("1 big file (4 MiB or more) searched by"),
+        "{out}"
+    );
 }
 
 /// A NUL past the 64 KiB that ripgrep's searcher probes: in a matching
