@@ -12,11 +12,16 @@ wait4's figure. Prints a markdown table. To measure on N quiet cores of a
 bigger machine: `taskset -c 0,1 bench/bigfile-2core.py` (the cores are counted
 from the affinity mask; gsearch counts them the same way).
 
+The rows: the plain forms gsearch writes itself (`-c`, `-n`), the forms ripgrep's
+printer writes (lines without `-n` as when piped, `-o`, context, `--json`), and PCRE2
+(`-P`: RG must then be a ripgrep built with PCRE2; ROWS=plain leaves these out).
+
 Usage: bench/bigfile-2core.py [FILE]
   FILE  default /var/tmp/gsearch-corpus/c-100m.txt (scripts/make-bigfile makes it)
 Environment: RG (default /work/rg-install/bin/rg, else rg on PATH),
   GSEARCH (default target/release/gsearch, else $CARGO_TARGET_DIR/release/gsearch),
-  RUNS, WARMUP."""
+  GSEARCH_BASE (a second gsearch build, an A/B column), RUNS, WARMUP, ROWS (plain,
+  printed, pcre2: a comma-separated choice; default all)."""
 import hashlib
 import os
 import shutil
@@ -48,14 +53,35 @@ TOOLS = {
     or ("/work/rg-install/bin/rg" if os.path.exists("/work/rg-install/bin/rg") else shutil.which("rg")),
     "gsearch": find_gsearch(),
 }
-CASES = [
-    ("-c struct", ["-c", "struct"], False),
-    ("-c e", ["-c", "e"], False),
-    ("--count-matches e", ["--count-matches", "e"], False),
-    ("-n struct", ["-n", "struct"], False),
-    ("-n e", ["-n", "e"], False),
-    ("-n e | head -1", ["-n", "e"], True),
-]
+if os.environ.get("GSEARCH_BASE"):
+    TOOLS["base"] = os.environ["GSEARCH_BASE"]
+ROWS = {
+    "plain": [
+        ("-c struct", ["-c", "struct"], False),
+        ("-c e", ["-c", "e"], False),
+        ("--count-matches e", ["--count-matches", "e"], False),
+        ("-n struct", ["-n", "struct"], False),
+        ("-n e", ["-n", "e"], False),
+        ("-n e | head -1", ["-n", "e"], True),
+    ],
+    "printed": [
+        ("e", ["e"], False),
+        ("e | head -1", ["e"], True),
+        ("-o -w int", ["-o", "-w", "int"], False),
+        ("-o '\\w+_\\w+' | head -1", ["-o", r"\w+_\w+"], True),
+        ("-C1 struct", ["-C1", "struct"], False),
+        ("-b --column struct", ["-b", "--column", "struct"], False),
+        ("--json struct", ["--json", "struct"], False),
+        ("-c -v e", ["-c", "-v", "e"], False),
+    ],
+    "pcre2": [
+        ("-P -c '(?<=struct )\\w+'", ["-P", "-c", r"(?<=struct )\w+"], False),
+        ("-P -n '(?<=struct )\\w+'", ["-P", "-n", r"(?<=struct )\w+"], False),
+        ("-P -n '\\b(\\w+) = \\1\\b' | head -1", ["-P", "-n", r"\b(\w+) = \1\b"], True),
+        ("-P -o '(?<=struct )\\w+'", ["-P", "-o", r"(?<=struct )\w+"], False),
+    ],
+}
+CASES = [c for k in os.environ.get("ROWS", "plain,printed,pcre2").split(",") for c in ROWS[k]]
 
 
 def run(argv, first_line_only):
@@ -91,7 +117,7 @@ def case(args, head):
             if i >= WARMUP:
                 times[name].append(t)
                 rss[name].append(m)
-    agree = len(seen["rg"] | seen["gsearch"]) == 1
+    agree = len(set().union(*seen.values())) == 1
     if os.path.exists("/usr/bin/time"):
         rss = {n: [peak_rss(b, args, head)] for n, b in TOOLS.items()}
     return times, rss, agree, notes
@@ -112,16 +138,22 @@ def main():
                              text=True).stdout.splitlines()[0]
     print(f"File: {FILE}, {size / 1e6:.1f} MB, page cache warm; {len(os.sched_getaffinity(0))} cores; "
           f"gsearch {commit}, {version}; median of {RUNS} interleaved runs after {WARMUP} warm-up.\n")
-    print("| search | rg | gsearch | gsearch / rg time | rg RSS | gsearch RSS | agree | exit (rg; gsearch) |")
-    print("|---|---|---|---|---|---|---|---|")
+    base = "base" in TOOLS
+    print("| search | rg | gsearch | gsearch / rg time |" + (" base | base / rg time |" if base else "")
+          + " rg RSS | gsearch RSS |" + (" base RSS |" if base else "") + " agree | exit (" + "; ".join(TOOLS) + ") |")
+    print("|---" * (8 + 3 * base) + "|")
     for label, args, head in CASES:
         times, rss, agree, notes = case(args, head)
         med = {n: statistics.median(v) for n, v in times.items()}
         peak = {n: max(v) / 1024 for n, v in rss.items()}
         exits = "; ".join(notes[n] for n in TOOLS) if head else ""
-        print(f"| `{label}` | {med['rg'] * 1e3:.1f} ms | {med['gsearch'] * 1e3:.1f} ms | "
-              f"{med['gsearch'] / med['rg']:.2f}x | {peak['rg']:.0f} MiB | {peak['gsearch']:.0f} MiB | "
-              f"{'yes' if agree else 'NO'} | {exits} |", flush=True)
+        cells = [f"`{label}`", f"{med['rg'] * 1e3:.1f} ms", f"{med['gsearch'] * 1e3:.1f} ms",
+                 f"{med['gsearch'] / med['rg']:.2f}x"]
+        if base:
+            cells += [f"{med['base'] * 1e3:.1f} ms", f"{med['base'] / med['rg']:.2f}x"]
+        cells += [f"{peak[n]:.0f} MiB" for n in TOOLS]
+        cells += ["yes" if agree else "NO", exits]
+        print("| " + " | ".join(cells) + " |", flush=True)
 
 
 main()

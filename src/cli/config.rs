@@ -225,12 +225,6 @@ impl Config {
         self.input.needs_searcher() || self.out.needs_cpu_searcher()
     }
 
-    /// [`Config::needs_cpu_searcher`], or output only ripgrep's printers
-    /// write (`-M`, `--trim`, `--colors`, separators, hyperlinks).
-    pub fn needs_ripgrep_printer(&self) -> bool {
-        self.input.needs_searcher() || self.out.needs_ripgrep_printer()
-    }
-
     /// Whether `-i` was given (not smart case): `--sorted` compares keys
     /// with ASCII case folding then.
     pub fn case_insensitive_flag(&self) -> bool {

@@ -102,15 +102,16 @@ impl OutputOpts {
     /// Whether only ripgrep's searcher on the CPU gives this output: a
     /// line terminator other than `\n`, every line printed (`--passthru`),
     /// a search that stops at a non-matching line, a regex built without
-    /// Unicode or with size limits, or by PCRE2. The device path, the hybrid search,
-    /// big-file splitting and the plain printer (`output::plain`) then stand
-    /// aside.
+    /// Unicode or with size limits, or by PCRE2. The device path and the
+    /// hybrid search then stand aside.
     pub fn needs_cpu_searcher(&self) -> bool {
         self.searcher_flags() || self.pcre2
     }
 
     /// [`OutputOpts::needs_cpu_searcher`] but for PCRE2, which a big file
-    /// split over the cores can use too (`search::bigfile`).
+    /// split over the cores and the plain printer (`output::plain`) can use
+    /// too (`search::bigfile`): PCRE2 decides which lines match, not how
+    /// they are printed.
     pub fn searcher_flags(&self) -> bool {
         self.line_term != LineTerm::Lf
             || self.passthru
@@ -120,14 +121,14 @@ impl OutputOpts {
             || self.dfa_size_limit.is_some()
     }
 
-    /// Whether only ripgrep's printers give this output: the above, or
-    /// lines printed other than as they are (`--trim`, `-M`), colors of
-    /// its own, other separators, paths or hyperlinks. Any engine may find
-    /// the lines (the device's reach ripgrep's printer through
-    /// `OffsetMatcher`); the plain printer and big-file splitting stand
-    /// aside.
+    /// Whether only ripgrep's printers give this output: the searcher's
+    /// options ([`OutputOpts::searcher_flags`]), or lines printed other
+    /// than as they are (`--trim`, `-M`), colors of its own, other
+    /// separators, paths or hyperlinks. Any engine may find the lines (the
+    /// device's reach ripgrep's printer through `OffsetMatcher`); the plain
+    /// printer and big-file streaming stand aside.
     pub fn needs_ripgrep_printer(&self) -> bool {
-        self.needs_cpu_searcher()
+        self.searcher_flags()
             || self.trim
             || self.max_columns.is_some()
             || self.colors_custom
@@ -142,7 +143,7 @@ impl OutputOpts {
     /// are not printed, so `-M`, `--trim`, colors and field separators
     /// change nothing (ripgrep writes `PATH:COUNT` whatever they say).
     pub fn count_needs_ripgrep_printer(&self) -> bool {
-        self.needs_cpu_searcher() || self.path_separator.is_some() || self.hyperlinks
+        self.searcher_flags() || self.path_separator.is_some() || self.hyperlinks
     }
 
     /// The byte that ends lines for the searcher and the matcher.

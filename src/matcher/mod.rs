@@ -5,6 +5,7 @@
 //! candidate lines.
 
 pub mod behind;
+pub mod fed;
 pub mod line;
 pub mod lines;
 pub mod offsets;

@@ -2,7 +2,7 @@
 //! thread, inside the plan's `LineMatcher` (`matcher::line`, where one big
 //! file is searched by every core) and the CPU loops' `SearchMatcher`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use grep_matcher::{LineMatchKind, Match, Matcher};
@@ -26,6 +26,8 @@ pub struct PcreLines {
 thread_local! {
     /// This thread's clone of the last [`PcreLines`] it used, by id.
     static CLONE: RefCell<Option<(usize, Pcre2)>> = const { RefCell::new(None) };
+    /// A search on this thread failed since [`PcreLines::watch`] began.
+    static FAILED_HERE: Cell<bool> = const { Cell::new(false) };
 }
 
 impl PcreLines {
@@ -48,6 +50,16 @@ impl PcreLines {
     /// as no match).
     pub fn take_failed(&self) -> bool {
         self.failed.swap(false, Ordering::Relaxed)
+    }
+
+    /// `f`'s value, and whether one of this matcher's searches on this
+    /// thread failed while it ran (their answers taken as no match): where
+    /// one part of a file is searched on one thread, that part's output
+    /// stops there.
+    pub fn watch<T>(&self, f: impl FnOnce() -> T) -> (T, bool) {
+        FAILED_HERE.set(false);
+        let value = f();
+        (value, FAILED_HERE.replace(false))
     }
 
     /// `f` on this thread's clone of the matcher (made on first use): a
@@ -73,6 +85,7 @@ impl PcreLines {
     fn call<T>(&self, none: T, f: impl FnOnce(&Pcre2) -> Result<T, grep_pcre2::Error>) -> T {
         self.with(f).unwrap_or_else(|_| {
             self.failed.store(true, Ordering::Relaxed);
+            FAILED_HERE.set(true);
             none
         })
     }

@@ -2,22 +2,28 @@
 //! here a large file is cut at line starts into segments and every core
 //! finds the matching lines of the segments it claims.
 //!
-//! The plain forms (`-c`, `--count-matches`, `-n` lines without colors or
-//! context: what `output::plain` writes) stream: segments are claimed in
-//! file order and `-n`'s are written as soon as they and all before them
-//! are done (`pipeline::segments`), so the first lines leave at once, a
-//! closed pipe stops the search, and the memory held for order is at most
-//! [`AHEAD`] (or `2 x cores + 2`, if more) segments' output (a segment is
-//! at most `GSEARCH_SEGMENT`, default 256 KiB, of the file). Everything else
-//! collects every matching line first, then prints through ripgrep's
-//! searcher, which jumps from one matching line to the next
-//! (`OffsetMatcher` in confirmed mode).
+//! Every form streams. The plain forms (`-c`, `--count-matches`, `-n`
+//! lines without colors or context: what `output::plain` writes) are
+//! written here: segments are claimed in file order and `-n`'s are written
+//! as soon as they and all before them are done (`pipeline::segments`).
+//! The others (lines without numbers, `-o`, context, colors, `--json`...)
+//! are printed by ripgrep's searcher on this thread while the other
+//! threads find the segments' matching lines: it jumps from one matching
+//! line to the next as they arrive ([`FedMatcher`]). Either way the first
+//! lines leave at once, a closed pipe stops the search, and the memory
+//! held for order is at most [`AHEAD`] (or `2 x cores + 2`, if more)
+//! segments' output or line starts (a segment is at most
+//! `GSEARCH_SEGMENT`, default 256 KiB, of the file). `-v` is left to the
+//! usual search, which must read every line anyway.
 //!
 //! Matches never span a line terminator, so cutting at line starts changes
 //! nothing: `^`, `$` and `\b` see a line start where a segment starts.
-//! PCRE2 (`-P`) takes the collected path, each line decided alone as
-//! ripgrep's searcher decides it (`matcher::pcre2_lines`); a PCRE2
-//! match error sends the file back to the usual search, which reports it.
+//! PCRE2 (`-P`) decides each line alone, as ripgrep's searcher decides it
+//! (`matcher::pcre2_lines`). A PCRE2 match error hands the file to the
+//! usual search, which reports it, from the segment where it occurred:
+//! the output written before it stands, and the search drops the same
+//! bytes of its own output. So that ripgrep's printer never runs ahead of
+//! an error, PCRE2's printed forms collect every matching line first.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -27,13 +33,16 @@ use grep_searcher::Searcher;
 use termcolor::WriteColor;
 
 use crate::cli::config::{Config, OutputMode};
+use crate::matcher::fed::FedMatcher;
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::pipeline::lines::{Numbered, matching_lines, next_line_start, numbered_matching_lines};
+use crate::pipeline::lines::{
+    Numbered, matching_line_starts, matching_lines, next_line_start, numbered_matching_lines,
+};
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
 use crate::pipeline::segments;
@@ -83,6 +92,7 @@ pub fn search<W: WriteColor>(
     if hay.stdin
         || threads < 2
         || first_match_is_enough
+        || cfg.invert
         || !cfg.use_mmap
         || cfg.input.needs_searcher()
         || cfg.out.searcher_flags()
@@ -107,8 +117,19 @@ pub fn search<W: WriteColor>(
     let started = std::time::Instant::now();
     let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Done(r) => r,
-        Streamed::Not => collected(cfg, searcher, printer, plan, hay, &map, 0)?,
-        Streamed::Partly(written) => collected(cfg, searcher, printer, plan, hay, &map, written)?,
+        Streamed::Not if plan.pcre2.is_some() => {
+            collected(cfg, searcher, printer, plan, hay, &map, 0)?
+        }
+        Streamed::Not => printed(cfg, searcher, printer, plan, hay, &map, 0),
+        Streamed::Partly(written, Handover::Nul) if plan.pcre2.is_some() => {
+            collected(cfg, searcher, printer, plan, hay, &map, written)?
+        }
+        Streamed::Partly(written, Handover::Nul) => {
+            printed(cfg, searcher, printer, plan, hay, &map, written)
+        }
+        Streamed::Partly(written, Handover::Failed) => {
+            usual(cfg, searcher, printer, plan, hay, &map, written)?
+        }
     };
     if map.faulted() {
         return Some(Err(crate::sys::guard::shrank_error()));
@@ -116,8 +137,60 @@ pub fn search<W: WriteColor>(
     Some(result.map(|r| r.searched_for(started.elapsed())))
 }
 
-/// Every matching line first, then the output: the plain writer where it
-/// applies, else ripgrep's searcher. The first `skip` bytes of the output
+/// The forms ripgrep's printer writes: the other threads find the
+/// matching lines segment by segment while ripgrep's searcher prints them
+/// on this one (see the module's text). The first `skip` bytes of the
+/// output were already written (by [`numbered`], before it met a NUL):
+/// ripgrep's searcher, which then takes over, handles binary data as the
+/// usual search of the map does (the first 64 KiB, then the lines it
+/// prints).
+fn printed<W: WriteColor>(
+    cfg: &Config,
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    plan: &Plan,
+    hay: &Haystack,
+    map: &GuardedMap,
+    skip: u64,
+) -> io::Result<SearchResult> {
+    let data: &[u8] = map;
+    let threads = crate::sys::cores();
+    let order = segments::Order {
+        threads,
+        ahead: AHEAD.max(2 * threads + 2),
+        max: segments::max(),
+    };
+    let ahead = ReadAhead::cold(map);
+    let matcher = plan.line_matcher();
+    let work = segments::Work {
+        search: |seg: &segments::Segment| {
+            if let Some(a) = &ahead {
+                a.reached(seg.start);
+            }
+            let found = matching_line_starts(&data[seg.start..seg.end], &matcher);
+            let starts = found.iter().map(|&s| (seg.start + s) as u64).collect();
+            (0, starts)
+        },
+        finish: |starts: Vec<u64>, _| starts,
+    };
+    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
+    std::thread::scope(|s| {
+        // Segments received and not yet printed, besides those the threads
+        // hold: the bound on the memory kept for order doubles.
+        let (tx, rx) = std::sync::mpsc::sync_channel(order.ahead);
+        s.spawn(move || segments::in_order(data, order, work, |starts| tx.send(starts)));
+        let fed = FedMatcher::new(plan.line_matcher(), map, rx);
+        if skip > 0 {
+            skipping(cfg, searcher, printer, skip, fed, hay, map)
+        } else {
+            printer.search(searcher, fed, &hay.path, Input::Slice(map))
+        }
+    })
+}
+
+/// PCRE2's printed forms: every matching line first (a match error then
+/// hands the file to the usual search before anything is printed), then
+/// ripgrep's searcher prints them. The first `skip` bytes of the output
 /// were already written (by [`numbered`], before it met a NUL).
 fn collected<W: WriteColor>(
     cfg: &Config,
@@ -131,26 +204,52 @@ fn collected<W: WriteColor>(
     let threads = crate::sys::cores();
     let lines = matching_lines(map, &plan.line_matcher(), threads, Some(map));
     if plan.pcre2.as_ref().is_some_and(PcreLines::take_failed) {
-        // A match error: searched again the usual way, which reports it.
-        return None;
+        return usual(cfg, searcher, printer, plan, hay, map, skip);
     }
     searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
     let m = OffsetMatcher::confirmed(plan.line_matcher(), map, &lines.starts);
     if skip > 0 {
-        let mut rest = Printer::new_unseparated(cfg, Skip::new(skip, printer.get_mut()));
-        return Some(rest.search(searcher, m, &hay.path, Input::Slice(map)));
+        return Some(skipping(cfg, searcher, printer, skip, m, hay, map));
     }
-    if lines.has_nul {
+    Some(printer.search(searcher, m, &hay.path, Input::Slice(map)))
+}
+
+/// After a PCRE2 match error: the file searched the usual way (`None`
+/// when nothing was written yet: the caller's own search), which reports
+/// the error where it occurs, its first `skip` bytes of output dropped.
+fn usual<W: WriteColor>(
+    cfg: &Config,
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    plan: &Plan,
+    hay: &Haystack,
+    map: &GuardedMap,
+    skip: u64,
+) -> Option<io::Result<SearchResult>> {
+    if let Some(p) = &plan.pcre2 {
+        p.take_failed();
+    }
+    if skip == 0 {
         return None;
     }
-    let text = plain::Text {
-        data: map,
-        map: Some(map),
-        matcher: plan.line_matcher(),
-        confirm: false,
-    };
-    plain::try_print(cfg, &hay.path, text, &lines.starts, printer.get_mut())
-        .or_else(|| Some(printer.search(searcher, m, &hay.path, Input::Slice(map))))
+    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
+    let m = plan.search_matcher();
+    Some(skipping(cfg, searcher, printer, skip, m, hay, map))
+}
+
+/// `hay` searched with `m` through ripgrep's printer, the first `skip`
+/// bytes of its output (already written) dropped.
+fn skipping<W: WriteColor, M: grep_matcher::Matcher>(
+    cfg: &Config,
+    searcher: &mut Searcher,
+    printer: &mut Printer<W>,
+    skip: u64,
+    m: M,
+    hay: &Haystack,
+    map: &GuardedMap,
+) -> io::Result<SearchResult> {
+    let mut rest = Printer::new_unseparated(cfg, Skip::new(skip, printer.get_mut()));
+    rest.search(searcher, m, &hay.path, Input::Slice(map))
 }
 
 /// What [`stream`] did.
@@ -158,9 +257,18 @@ enum Streamed {
     Done(io::Result<SearchResult>),
     /// Nothing: the output or the bytes need the collected path.
     Not,
-    /// This many bytes of output, up to a segment holding a NUL: the
-    /// collected path writes the rest.
-    Partly(u64),
+    /// This many bytes of output, up to a segment that must be handed
+    /// over, and why.
+    Partly(u64, Handover),
+}
+
+/// Why a streamed search hands a file over.
+#[derive(Clone, Copy, Debug)]
+enum Handover {
+    /// A NUL: ripgrep's binary handling decides (the collected path).
+    Nul,
+    /// A PCRE2 match error: the usual search, which reports it ([`usual`]).
+    Failed,
 }
 
 /// The streaming forms (see the module's text).
@@ -177,8 +285,11 @@ fn stream<W: WriteColor>(
         return Streamed::Not;
     }
     if plain::count_eligible(cfg) {
-        return count(cfg, plan, &hay.path, map, printer.get_mut())
-            .map_or(Streamed::Not, Streamed::Done);
+        return match count(cfg, plan, &hay.path, map, printer.get_mut()) {
+            Ok(r) => Streamed::Done(r),
+            Err(Handover::Nul) => Streamed::Not,
+            Err(h) => Streamed::Partly(0, h),
+        };
     }
     if !plain::eligible(cfg) {
         return Streamed::Not;
@@ -189,20 +300,19 @@ fn stream<W: WriteColor>(
             stats: None,
         })),
         Err(Stop::Io(e)) => Streamed::Done(Err(e)),
-        Err(Stop::Nul(written)) => Streamed::Partly(written),
+        Err(Stop::Handover(written, h)) => Streamed::Partly(written, h),
     }
 }
 
 /// `-c` / `--count-matches` (with `--stats`): segments in any order, one
-/// line at the end. `None` when a NUL was seen (ripgrep's binary handling
-/// then decides).
+/// line at the end; nothing written when a segment must be handed over.
 fn count<W: Write>(
     cfg: &Config,
     plan: &Plan,
     path: &Path,
     map: &GuardedMap,
     wtr: &mut W,
-) -> Option<io::Result<SearchResult>> {
+) -> Result<io::Result<SearchResult>, Handover> {
     let started = std::time::Instant::now();
     let data: &[u8] = map;
     let matcher = plan.line_matcher();
@@ -232,8 +342,11 @@ fn count<W: Write>(
         map.release(seg.start..seg.end);
         (counts, nul)
     });
+    if plan.pcre2.as_ref().is_some_and(PcreLines::take_failed) {
+        return Err(Handover::Failed);
+    }
     if parts.iter().any(|p| p.1) {
-        return None;
+        return Err(Handover::Nul);
     }
     let (lines, found) = parts
         .iter()
@@ -246,7 +359,7 @@ fn count<W: Write>(
     let mut out = Vec::new();
     plain::write_count(cfg, path, shown, &mut out);
     let result = plain::count_result(cfg, started, data.len(), lines, found);
-    Some(wtr.write_all(&out).map(|()| result))
+    Ok(wtr.write_all(&out).map(|()| result))
 }
 
 /// Bytes counted at a time while they are in the cache (L2: half of a
@@ -290,8 +403,8 @@ fn literal_counts(literal: &Literal<'_>, bytes: &[u8], matches: bool, stats: boo
 enum Stop {
     /// Writing failed (a closed pipe, most often).
     Io(io::Error),
-    /// A segment holds a NUL: the output bytes written so far.
-    Nul(u64),
+    /// A segment must be handed over: the output bytes written so far.
+    Handover(u64, Handover),
 }
 
 /// `-n` lines, written segment by segment in file order. Returns whether
@@ -321,7 +434,14 @@ fn numbered<W: Write>(
                 a.reached(seg.start);
             }
             let bytes = &data[seg.start..seg.end];
-            let (lines, found) = numbered_matching_lines(bytes, &matcher, literal.as_ref());
+            let search = || numbered_matching_lines(bytes, &matcher, literal.as_ref());
+            let ((lines, found), failed) = match &plan.pcre2 {
+                Some(p) => p.watch(search),
+                None => (search(), false),
+            };
+            if failed {
+                return (0, Err(Handover::Failed));
+            }
             // A file given by name: ripgrep's searcher looks for NULs only
             // in the lines it prints; else (a file a walk found, searched
             // with `--mmap`) any NUL hands the search over, as before.
@@ -331,11 +451,11 @@ fn numbered<W: Write>(
                 memchr::memchr(0, bytes).is_some()
             };
             if nul {
-                return (0, None);
+                return (0, Err(Handover::Nul));
             }
-            (lines, Some((seg.start, seg.end, found)))
+            (lines, Ok((seg.start, seg.end, found)))
         },
-        finish: |found: Option<(usize, usize, Vec<_>)>, before: u64| {
+        finish: |found: Result<(usize, usize, Vec<_>), Handover>, before: u64| {
             let (a, b, found) = found?;
             let mut out = Vec::new();
             plain::write_numbered(&data[a..b], &found, &prefix, before + 1, &mut out);
@@ -346,14 +466,14 @@ fn numbered<W: Write>(
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .passed(b);
-            Some(out)
+            Ok(out)
         },
     };
     let (mut written, mut any) = (0u64, false);
     segments::in_order(data, order, work, |out| {
-        let out = out.ok_or(Stop::Nul(written))?;
+        let out = out.map_err(|h| Stop::Handover(written, h))?;
         wtr.write_all(&out).map_err(Stop::Io)?;
-        if written == 0 {
+        if written == 0 && !out.is_empty() {
             crate::sys::trace::mark("big file: first output written");
         }
         written += out.len() as u64;

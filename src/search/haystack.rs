@@ -126,12 +126,15 @@ fn search_read<M: Matcher, W: WriteColor>(
 /// `--stop-on-nonmatch`: reading stops at the first matching line), or a
 /// line whose answer needs the line before it
 /// (`matcher::lines::reads_before`), which a read may begin a buffer with
-/// (the 3-byte sniff, each refill).
+/// (the 3-byte sniff, each refill). PCRE2 always: its look-behind sees the
+/// buffer before a line, where ripgrep's printer finds the matches to
+/// replace, color or print alone (`-r`, `-o`, `--column`...).
 pub fn reader_differs(cfg: &Config, bytes: &[u8]) -> bool {
     let opens_mid_char = || {
         memchr::memchr_iter(b'\n', bytes).any(|i| crate::matcher::lines::reads_before(bytes, i + 1))
     };
-    cfg.invert && (cfg.max_count.is_some() || cfg.out.stop_on_nonmatch)
+    cfg.out.pcre2
+        || cfg.invert && (cfg.max_count.is_some() || cfg.out.stop_on_nonmatch)
         || cfg.line_context && opens_mid_char()
 }
 

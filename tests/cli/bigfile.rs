@@ -38,14 +38,31 @@ fn text(lines: usize) -> Vec<u8> {
     v
 }
 
-/// stdout and exit code of gsearch (or `bin`) on `args` in `dir`, with `env`.
+/// stdout and exit code of gsearch (or `bin`) on `args` in `dir`, with
+/// `env`; stderr must be empty.
 fn run(
     dir: &Dir,
     bin: Option<&str>,
     env: &[(&str, &str)],
     args: &[&str],
 ) -> (Vec<u8>, Option<i32>) {
-    let out = if let Some(b) = bin {
+    let out = output(dir, bin, env, args);
+    assert!(
+        out.stderr.is_empty(),
+        "{args:?} {env:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.stdout, out.status.code())
+}
+
+/// The whole output of gsearch (or `bin`) on `args` in `dir`, with `env`.
+fn output(
+    dir: &Dir,
+    bin: Option<&str>,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> std::process::Output {
+    if let Some(b) = bin {
         std::process::Command::new(b)
             .current_dir(dir.path())
             .env_remove("RIPGREP_CONFIG_PATH")
@@ -58,16 +75,25 @@ fn run(
             cmd.raw().env(k, v);
         }
         cmd.args(args).output()
-    };
-    assert!(
-        out.stderr.is_empty(),
-        "{args:?} {env:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.stdout, out.status.code())
+    }
 }
 
 const REFERENCE: &[(&str, &str)] = &[("GSEARCH_BIGFILE_MIN_BYTES", "1000000000000")];
+
+/// [`run`], with `--json`'s timings masked.
+fn run_masked(
+    dir: &Dir,
+    bin: Option<&str>,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (Vec<u8>, Option<i32>) {
+    let (out, code) = run(dir, bin, env, args);
+    if !args.contains(&"--json") {
+        return (out, code);
+    }
+    let text = String::from_utf8(out).expect("JSON output");
+    (crate::json::normalize(&text).into_bytes(), code)
+}
 
 /// Every case against the reference, for several segment sizes.
 fn same_as_searcher(dir: &Dir, file: &str, cases: &[&[&str]]) {
@@ -75,13 +101,17 @@ fn same_as_searcher(dir: &Dir, file: &str, cases: &[&[&str]]) {
     for args in cases {
         let mut args = args.to_vec();
         args.push(file);
-        let want = run(dir, None, REFERENCE, &args);
+        let want = run_masked(dir, None, REFERENCE, &args);
         if let Some(rg) = rg.as_deref() {
-            assert_eq!(run(dir, Some(rg), &[], &args), want, "ripgrep: {args:?}");
+            assert_eq!(
+                run_masked(dir, Some(rg), &[], &args),
+                want,
+                "ripgrep: {args:?}"
+            );
         }
         for seg in ["1", "97", "4096", "100000"] {
             let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1"), ("GSEARCH_SEGMENT", seg)];
-            let got = run(dir, None, &env, &args);
+            let got = run_masked(dir, None, &env, &args);
             crate::util::assert_eq_nice(&want.0, &got.0, &format!("{args:?} segment {seg}"));
             assert_eq!(want.1, got.1, "{args:?} segment {seg}: exit");
         }
@@ -117,6 +147,19 @@ fn streamed_and_collected_forms_equal_the_searcher() {
             &["-n", "-o", "needle\\w*"],
             &["-n", "--column", "needle"],
             &["-v", "-c", "e"],
+            // Printed by ripgrep's searcher as the lines arrive.
+            &["needle"],
+            &["-H", "e"],
+            &["-o", "needle\\w*"],
+            &["-b", "-o", "ne+dle"],
+            &["--vimgrep", "needle"],
+            &["--json", "needle"],
+            &["-C1", "needle$"],
+            &["-B3", "struct"],
+            &["--color", "always", "-n", "needle"],
+            &["--heading", "-n", "-H", "needle"],
+            &["-r", "[$0]", "needle"],
+            &["-n", "-A2", "-m", "5", "^$"],
         ],
     );
 }
@@ -160,6 +203,68 @@ fn pcre2_lines_equal_the_searcher() {
     );
 }
 
+/// A PCRE2 match error in the middle of a big file: the lines before it,
+/// ripgrep's message and exit code 2, as the searcher gives them, whether
+/// the streamed output had written some lines (`-n`), none (`-c`) or the
+/// collected path ran (`-C1`, `-o`).
+#[test]
+fn a_pcre2_match_error_midway_gives_ripgreps_answer() {
+    let dir = Dir::new("bigfile_pcre2_error", Engine::Cpu);
+    let body = text(6000);
+    let cut = body[150_000..].iter().position(|&b| b == b'\n').unwrap() + 150_001;
+    let mut data = body[..cut].to_vec();
+    // Backtracking on this line exceeds PCRE2's match limit.
+    data.extend_from_slice(&[b'a'; 200_000]);
+    data.push(b'\n');
+    data.extend_from_slice(&body[cut..]);
+    dir.create_bytes("big.txt", &data);
+    let pattern = "(?:a|aa)*b|needle";
+    let rg = std::env::var("GSEARCH_TEST_RG").ok();
+    for form in [
+        &["-n"][..],
+        &["-c"],
+        &["--count-matches"],
+        &["-n", "-C1"],
+        &["-o"],
+    ] {
+        let args: Vec<&str> = [form, &["-P", pattern, "big.txt"]].concat();
+        let want = output(&dir, None, REFERENCE, &args);
+        let message = "big.txt: PCRE2: error matching: match limit exceeded\n";
+        assert!(
+            String::from_utf8_lossy(&want.stderr).ends_with(message),
+            "{want:?}"
+        );
+        assert_eq!(want.status.code(), Some(2));
+        if let Some(rg) = rg.as_deref() {
+            assert_eq!(
+                output(&dir, Some(rg), &[], &args).stdout,
+                want.stdout,
+                "{args:?}"
+            );
+        }
+        for seg in ["1", "4096", "100000"] {
+            let env = [
+                ("GSEARCH_BIGFILE_MIN_BYTES", "1"),
+                ("GSEARCH_SEGMENT", seg),
+                ("GSEARCH_TRACE", "1"),
+            ];
+            let got = output(&dir, None, &env, &args);
+            let what = format!("{args:?} segment {seg}");
+            crate::util::assert_eq_nice(&want.stdout, &got.stdout, &what);
+            assert_eq!(want.status.code(), got.status.code(), "{what}");
+            let err = String::from_utf8_lossy(&got.stderr);
+            assert!(err.contains(message), "{what}: {err}");
+            if form == ["-n"] {
+                // Streamed up to the error, not searched again from the top.
+                assert!(
+                    err.contains("big file: first output written"),
+                    "{what}: {err}"
+                );
+            }
+        }
+    }
+}
+
 /// A NUL past the 64 KiB that ripgrep's searcher probes: in a matching
 /// line (ripgrep stops there with its message), in a line that does not
 /// match (nothing changes), and in the first 64 KiB.
@@ -180,7 +285,14 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
         same_as_searcher(
             &dir,
             name,
-            &[&["-n", "needle"], &["-c", "needle"], &["-n", "e"]],
+            &[
+                &["-n", "needle"],
+                &["-c", "needle"],
+                &["-n", "e"],
+                &["needle"],
+                &["-o", "-b", "needle"],
+                &["-C1", "e"],
+            ],
         );
     }
     // Files a walk finds (binary detection that quits), mapped with
@@ -191,12 +303,15 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
         &[
             &["--mmap", "--sort", "path", "-n", "needle"],
             &["--mmap", "--sort", "path", "-c", "needle"],
+            &["--mmap", "--sort", "path", "needle"],
+            &["--mmap", "--sort", "path", "-o", "-C1", "needle"],
         ],
     );
 }
 
-/// `gsearch -n PATTERN BIG | head -1`: once the reader has gone, the
-/// search stops at its next write, quietly, with ripgrep's exit status.
+/// `gsearch -n PATTERN BIG | head -1`, and the same printed by ripgrep's
+/// searcher (no `-n`, `-o`): once the reader has gone, the search stops
+/// at its next write, quietly, with ripgrep's exit status.
 #[test]
 fn a_closed_pipe_ends_the_search_quietly() {
     let dir = Dir::new("bigfile_pipe", Engine::Cpu);
@@ -206,18 +321,25 @@ fn a_closed_pipe_ends_the_search_quietly() {
         data.push(b'\n');
     }
     dir.create_bytes("big.txt", &data);
+    for (form, first_line) in [("-n", &b"1:"[..]), ("-H", b"big.txt:"), ("-o", b"e\n")] {
+        stops_at_a_closed_pipe(&dir, form, first_line);
+    }
+}
+
+/// `gsearch FORM e big.txt`, its first line read and its stdout closed.
+fn stops_at_a_closed_pipe(dir: &Dir, form: &str, first_line: &[u8]) {
     let mut cmd = dir.command();
     cmd.raw()
         .env("GSEARCH_BIGFILE_MIN_BYTES", "1")
-        .args(["-n", "e", "big.txt"])
+        .args([form, "e", "big.txt"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.raw().spawn().unwrap();
     let mut stdout = child.stdout.take().unwrap();
     let first = crate::util::read_line(&mut stdout);
     assert!(
-        first.starts_with(b"1:"),
-        "{}",
+        first.starts_with(first_line),
+        "{form}: {}",
         String::from_utf8_lossy(&first)
     );
     drop(stdout);
@@ -229,9 +351,9 @@ fn a_closed_pipe_ends_the_search_quietly() {
         .read_to_string(&mut stderr)
         .unwrap();
     let status = child.wait().unwrap();
-    assert_eq!(stderr, "");
+    assert_eq!(stderr, "", "{form}");
     // ripgrep 15 exits with 1 here too (`rg -n e BIG | head -1`).
-    assert_eq!(status.code(), Some(1), "{status:?}");
+    assert_eq!(status.code(), Some(1), "{form}: {status:?}");
 }
 
 /// One literal that decides lines alone (`pipeline/literal.rs`: counted

@@ -11,7 +11,7 @@ use crate::util::{Dir, TestCommand};
 /// Replaces the time values of every `elapsed` object by zeros: `secs` and
 /// `nanos` become 0, `human` becomes "0.000000s". Panics if a line is not
 /// valid JSON.
-fn normalize(out: &str) -> String {
+pub(crate) fn normalize(out: &str) -> String {
     let mut norm = String::new();
     for line in out.lines() {
         serde_json::from_str::<serde_json::Value>(line)

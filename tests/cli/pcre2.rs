@@ -30,6 +30,25 @@ gstest!(backreferences, |dir: Dir, cmd: TestCommand| {
     eqnice!("hello hello\n", words.stdout());
 });
 
+// A file found by the walk is read, not mapped: ripgrep's first read takes
+// 3 bytes (its byte-order-mark sniff), so here line 2 begins its buffer and
+// the printer's look-behind (`-o`, `-r`, colors) cannot see the `\n` before
+// it; a file named on the command line is mapped and can.
+gstest!(
+    look_behind_where_a_read_begins,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create("d/x.txt", "  \nstring\nab cd\n");
+        cmd.args(["-P", "-n", "-o", r"(?<=\s)\S+|[a-z]{3}", "d"]);
+        eqnice!(
+            "d/x.txt:2:str\nd/x.txt:2:ing\nd/x.txt:3:ab\nd/x.txt:3:cd\n",
+            cmd.stdout()
+        );
+        let mut named = dir.command();
+        named.args(["-P", "-n", "-o", r"(?<=\s)\S+|[a-z]{3}", "d/x.txt"]);
+        eqnice!("2:string\n3:ab\n3:cd\n", named.stdout());
+    }
+);
+
 gstest!(case_word_and_line_flags, |dir: Dir, cmd: TestCommand| {
     dir.create("a.txt", WORDS);
     cmd.args(["-P", "-i", "-c", "BAR$", "a.txt"]);
