@@ -11,12 +11,18 @@
 //! held for order is bounded by the channel and the threads' lead, and a
 //! search that stops early (a closed pipe, binary data) drops the matcher
 //! and with it the channel, which stops the threads.
+//!
+//! A segment the threads could not decide (a PCRE2 match error, read by
+//! them as no match) ends the feed: from its start on, each line is
+//! decided here by the inner matcher, as grep-searcher's line-by-line
+//! search decides it, so the error is reported at the line where ripgrep
+//! reports it, after the lines before it were printed.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::mpsc::Receiver;
 
-use grep_matcher::{ByteSet, LineMatchKind, Matcher, NoError};
+use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Matcher};
 
 use crate::matcher::wrap::{Wrapped, Wrapper};
 use crate::sys::guard::{GuardedMap, RELEASE_STEP, Releaser};
@@ -28,56 +34,116 @@ pub type FedMatcher<'a, M> = Wrapped<Fed<'a, M>>;
 pub struct Fed<'a, M> {
     inner: M,
     map: &'a GuardedMap,
+    /// The line terminator the segments were decided with, if the
+    /// searcher is to ask where the next matching line is (without one it
+    /// decides each line itself).
+    line_term: Option<LineTerminator>,
     feed: RefCell<Feed<'a>>,
+}
+
+/// One segment's answer, sent in file order.
+pub enum Piece {
+    /// The starts of the segment's matching lines (offsets in the map).
+    Starts(Vec<u64>),
+    /// The segment starting at this offset was not decided: from here on,
+    /// each line is decided by the inner matcher.
+    Undecided(u64),
 }
 
 /// The line starts received and not yet passed, and where more come from.
 struct Feed<'a> {
     starts: VecDeque<u64>,
     /// `None` once every segment has been received.
-    from: Option<Receiver<Vec<u64>>>,
+    from: Option<Receiver<Piece>>,
+    /// Where the lines no segment decided begin.
+    undecided: Option<u64>,
     /// The pages the searcher has left behind go (context lines before
     /// the next match are read back from the page cache).
     released: Releaser<'a>,
 }
 
-impl<'a, M: Matcher<Error = NoError>> FedMatcher<'a, M> {
+impl<'a, M: Matcher> FedMatcher<'a, M> {
     /// `inner` decides everything but where the next matching line is;
-    /// `from` sends, in file order, the starts of exactly the lines of
-    /// `map` that `inner` matches, each segment's in one vector.
-    pub fn new(inner: M, map: &'a GuardedMap, from: Receiver<Vec<u64>>) -> Self {
+    /// `from` sends, in file order, each segment's [`Piece`]: the starts of
+    /// exactly the lines of `map` that `inner` matches, each line decided
+    /// alone without its terminator `line_term`.
+    pub fn new(
+        inner: M,
+        map: &'a GuardedMap,
+        line_term: Option<LineTerminator>,
+        from: Receiver<Piece>,
+    ) -> Self {
         Wrapped(Fed {
             inner,
             map,
+            line_term,
             feed: RefCell::new(Feed {
                 starts: VecDeque::new(),
                 from: Some(from),
+                undecided: None,
                 released: Releaser::new(Some(map), 0),
             }),
         })
     }
 }
 
+/// Where the next matching line is, as far as the feed knows.
+enum Next {
+    Start(u64),
+    /// None before the lines no segment decided, which begin here.
+    DecideFrom(u64),
+    None,
+}
+
 impl Feed<'_> {
     /// The first start at or after `pos`, waiting for the segments that
-    /// decide it; `None` past the last.
-    fn next_from(&mut self, pos: u64) -> Option<u64> {
+    /// decide it.
+    fn next_from(&mut self, pos: u64) -> Next {
         loop {
             while self.starts.front().is_some_and(|&s| s < pos) {
                 self.starts.pop_front();
             }
             if let Some(&s) = self.starts.front() {
-                return Some(s);
+                return Next::Start(s);
             }
-            match self.from.as_ref()?.recv() {
-                Ok(more) => self.starts.extend(more),
+            if let Some(at) = self.undecided {
+                return Next::DecideFrom(at.max(pos));
+            }
+            let Some(from) = self.from.as_ref() else {
+                return Next::None;
+            };
+            match from.recv() {
+                Ok(Piece::Starts(more)) => self.starts.extend(more),
+                Ok(Piece::Undecided(at)) => {
+                    // No more from the threads: dropping the channel stops them.
+                    (self.undecided, self.from) = (Some(at), None);
+                }
                 Err(_) => self.from = None,
             }
         }
     }
 }
 
-impl<M: Matcher<Error = NoError>> Wrapper for Fed<'_, M> {
+impl<M: Matcher> Fed<'_, M> {
+    /// The first line of `lines` (whole lines from the map) that the inner
+    /// matcher matches without its terminator, as grep-searcher's
+    /// line-by-line search decides lines: an error is returned where that
+    /// search would meet it.
+    fn decide(&self, lines: &[u8]) -> Result<Option<usize>, M::Error> {
+        let term = self.line_term.map_or(b'\n', |t| t.as_byte());
+        let mut start = 0;
+        while start < lines.len() {
+            let end = memchr::memchr(term, &lines[start..]).map_or(lines.len(), |i| start + i);
+            if self.inner.shortest_match(&lines[start..end])?.is_some() {
+                return Ok(Some(start));
+            }
+            start = end + 1;
+        }
+        Ok(None)
+    }
+}
+
+impl<M: Matcher> Wrapper for Fed<'_, M> {
     type Inner = M;
 
     fn inner(&self) -> &M {
@@ -90,7 +156,13 @@ impl<M: Matcher<Error = NoError>> Wrapper for Fed<'_, M> {
         None
     }
 
-    fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
+    /// The segments' line terminator, so that grep-searcher asks
+    /// [`Wrapper::find_candidate_line`] (PCRE2's matcher names none).
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        self.line_term
+    }
+
+    fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, M::Error> {
         let map = self.map.as_ptr_range();
         let hay = haystack.as_ptr_range();
         // The searcher hands over tails of the map; anything else (never
@@ -101,8 +173,15 @@ impl<M: Matcher<Error = NoError>> Wrapper for Fed<'_, M> {
         let pos = hay.start as usize - map.start as usize;
         let mut feed = self.feed.borrow_mut();
         feed.released.passed(pos.saturating_sub(RELEASE_STEP));
-        let next = feed.next_from(pos as u64);
-        Ok(next.map(|s| LineMatchKind::Confirmed(s as usize - pos)))
+        match feed.next_from(pos as u64) {
+            Next::Start(s) => Ok(Some(LineMatchKind::Confirmed(s as usize - pos))),
+            Next::DecideFrom(at) => {
+                let skip = at as usize - pos;
+                let found = self.decide(&haystack[skip..])?;
+                Ok(found.map(|i| LineMatchKind::Confirmed(skip + i)))
+            }
+            Next::None => Ok(None),
+        }
     }
 }
 
@@ -130,12 +209,12 @@ mod tests {
             let chunks: Vec<Vec<u64>> = starts.chunks(piece).map(<[u64]>::to_vec).collect();
             let feeder = std::thread::spawn(move || {
                 for c in chunks {
-                    if tx.send(c).is_err() {
+                    if tx.send(Piece::Starts(c)).is_err() {
                         break;
                     }
                 }
             });
-            let fed = FedMatcher::new(&m, &map, rx);
+            let fed = FedMatcher::new(&m, &map, Some(LineTerminator::byte(b'\n')), rx);
             let mut lines = Vec::new();
             Searcher::new()
                 .search_slice(
@@ -153,5 +232,31 @@ mod tests {
             assert!(lines.iter().all(|(_, l)| l == "foo\n"));
             assert_eq!(lines[1].0, 4);
         }
+    }
+
+    /// Lines after an undecided segment are decided here, line by line.
+    #[test]
+    fn lines_after_an_undecided_segment_are_decided_here() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(b"foo 1\nbar\nfoo 2\nbar foo\nfoo").unwrap();
+        f.flush().unwrap();
+        let map = GuardedMap::map(f.as_file()).unwrap().unwrap();
+        let m = crate::matcher::testing::line_matcher("foo");
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        tx.send(Piece::Starts(vec![0])).unwrap();
+        tx.send(Piece::Undecided(6)).unwrap();
+        let fed = FedMatcher::new(&m, &map, Some(LineTerminator::byte(b'\n')), rx);
+        let mut lines = Vec::new();
+        Searcher::new()
+            .search_slice(
+                &fed,
+                &map,
+                UTF8(|n, _| {
+                    lines.push(n);
+                    Ok(true)
+                }),
+            )
+            .unwrap();
+        assert_eq!(lines, [1, 3, 4, 5]);
     }
 }

@@ -31,6 +31,12 @@ pub trait Wrapper {
     fn non_matching_bytes(&self) -> Option<&ByteSet> {
         self.inner().non_matching_bytes()
     }
+
+    /// The line terminator no match crosses (grep-searcher asks
+    /// `find_candidate_line` only of a matcher that names one).
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        self.inner().line_terminator()
+    }
 }
 
 /// A [`Wrapper`] as a [`Matcher`].
@@ -92,7 +98,7 @@ impl<W: Wrapper> Matcher for Wrapped<W> {
     }
 
     fn line_terminator(&self) -> Option<LineTerminator> {
-        self.0.inner().line_terminator()
+        self.0.line_terminator()
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, Self::Error> {

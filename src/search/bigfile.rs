@@ -22,8 +22,11 @@
 //! (`matcher::pcre2_lines`). A PCRE2 match error hands the file to the
 //! usual search, which reports it, from the segment where it occurred:
 //! the output written before it stands, and the search drops the same
-//! bytes of its own output. So that ripgrep's printer never runs ahead of
-//! an error, PCRE2's printed forms collect every matching line first.
+//! bytes of its own output; in the printed forms, ripgrep's searcher
+//! decides the lines from that segment on itself and reports the error
+//! ([`FedMatcher`]), unless after-context lines are due (ripgrep prints
+//! those before it meets the error): then every matching line is
+//! collected first.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -33,7 +36,7 @@ use grep_searcher::Searcher;
 use termcolor::WriteColor;
 
 use crate::cli::config::{Config, OutputMode};
-use crate::matcher::fed::FedMatcher;
+use crate::matcher::fed::{FedMatcher, Piece};
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
@@ -117,11 +120,11 @@ pub fn search<W: WriteColor>(
     let started = std::time::Instant::now();
     let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Done(r) => r,
-        Streamed::Not if plan.pcre2.is_some() => {
+        Streamed::Not if collects(cfg, plan) => {
             collected(cfg, searcher, printer, plan, hay, &map, 0)?
         }
         Streamed::Not => printed(cfg, searcher, printer, plan, hay, &map, 0),
-        Streamed::Partly(written, Handover::Nul) if plan.pcre2.is_some() => {
+        Streamed::Partly(written, Handover::Nul) if collects(cfg, plan) => {
             collected(cfg, searcher, printer, plan, hay, &map, written)?
         }
         Streamed::Partly(written, Handover::Nul) => {
@@ -135,6 +138,12 @@ pub fn search<W: WriteColor>(
         return Some(Err(crate::sys::guard::shrank_error()));
     }
     Some(result.map(|r| r.searched_for(started.elapsed())))
+}
+
+/// Whether the forms ripgrep's printer writes collect every matching line
+/// first: PCRE2 with after-context (see the module's text).
+fn collects(cfg: &Config, plan: &Plan) -> bool {
+    plan.pcre2.is_some() && cfg.after > 0
 }
 
 /// The forms ripgrep's printer writes: the other threads find the
@@ -167,30 +176,47 @@ fn printed<W: WriteColor>(
             if let Some(a) = &ahead {
                 a.reached(seg.start);
             }
-            let found = matching_line_starts(&data[seg.start..seg.end], &matcher);
-            let starts = found.iter().map(|&s| (seg.start + s) as u64).collect();
-            (0, starts)
+            let search = || matching_line_starts(&data[seg.start..seg.end], &matcher);
+            let (found, failed) = match &plan.pcre2 {
+                Some(p) => p.watch(search),
+                None => (search(), false),
+            };
+            if failed {
+                return (0, Piece::Undecided(seg.start as u64));
+            }
+            (
+                0,
+                Piece::Starts(found.iter().map(|&s| (seg.start + s) as u64).collect()),
+            )
         },
-        finish: |starts: Vec<u64>, _| starts,
+        finish: |piece: Piece, _| piece,
     };
     searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
-    std::thread::scope(|s| {
+    let result = std::thread::scope(|s| {
         // Segments received and not yet printed, besides those the threads
         // hold: the bound on the memory kept for order doubles.
         let (tx, rx) = std::sync::mpsc::sync_channel(order.ahead);
-        s.spawn(move || segments::in_order(data, order, work, |starts| tx.send(starts)));
-        let fed = FedMatcher::new(plan.line_matcher(), map, rx);
+        s.spawn(move || segments::in_order(data, order, work, |piece| tx.send(piece)));
+        // The usual search's matcher (PCRE2's reports its errors) decides
+        // what the segments did not.
+        let term = grep_matcher::Matcher::line_terminator(&plan.line_matcher());
+        let fed = FedMatcher::new(plan.search_matcher(), map, term, rx);
         if skip > 0 {
             skipping(cfg, searcher, printer, skip, fed, hay, map)
         } else {
             printer.search(searcher, fed, &hay.path, Input::Slice(map))
         }
-    })
+    });
+    if let Some(p) = &plan.pcre2 {
+        // Answered here: the next file starts afresh.
+        p.take_failed();
+    }
+    result
 }
 
-/// PCRE2's printed forms: every matching line first (a match error then
-/// hands the file to the usual search before anything is printed), then
-/// ripgrep's searcher prints them. The first `skip` bytes of the output
+/// PCRE2's printed forms with after-context: every matching line first (a
+/// match error then hands the file to the usual search before anything is
+/// printed), then ripgrep's searcher prints them. The first `skip` bytes of the output
 /// were already written (by [`numbered`], before it met a NUL).
 fn collected<W: WriteColor>(
     cfg: &Config,

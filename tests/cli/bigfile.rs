@@ -205,8 +205,9 @@ fn pcre2_lines_equal_the_searcher() {
 
 /// A PCRE2 match error in the middle of a big file: the lines before it,
 /// ripgrep's message and exit code 2, as the searcher gives them, whether
-/// the streamed output had written some lines (`-n`), none (`-c`) or the
-/// collected path ran (`-C1`, `-o`).
+/// the streamed output had written some lines (`-n`), none (`-c`), ripgrep's
+/// searcher met the error while printing (`-o`, `-H`, `-B2`...) or the
+/// collected path ran (`-C1`).
 #[test]
 fn a_pcre2_match_error_midway_gives_ripgreps_answer() {
     let dir = Dir::new("bigfile_pcre2_error", Engine::Cpu);
@@ -220,13 +221,17 @@ fn a_pcre2_match_error_midway_gives_ripgreps_answer() {
     dir.create_bytes("big.txt", &data);
     let pattern = "(?:a|aa)*b|needle";
     let rg = std::env::var("GSEARCH_TEST_RG").ok();
-    for form in [
-        &["-n"][..],
+    let forms: [&[&str]; 8] = [
+        &["-n"],
         &["-c"],
         &["--count-matches"],
         &["-n", "-C1"],
         &["-o"],
-    ] {
+        &["-H"],
+        &["-B2", "--column"],
+        &["--color", "always", "-b"],
+    ];
+    for form in forms {
         let args: Vec<&str> = [form, &["-P", pattern, "big.txt"]].concat();
         let want = output(&dir, None, REFERENCE, &args);
         let message = "big.txt: PCRE2: error matching: match limit exceeded\n";
