@@ -30,6 +30,13 @@ pub fn eligible(cfg: &Config) -> bool {
     plain_standard(cfg) && cfg.line_number && cfg.before == 0 && cfg.after == 0
 }
 
+/// Whether the output asked for is the plain form without line numbers
+/// (matching lines as they are, after the path with `-H`: what a search
+/// piped into another program prints), which `search::bigfile` streams.
+pub fn unnumbered_eligible(cfg: &Config) -> bool {
+    plain_standard(cfg) && !cfg.line_number && cfg.before == 0 && cfg.after == 0
+}
+
 /// The standard output without anything this module does not write:
 /// colors, byte offsets, columns, `-o`, replacements, headings, `-v`, `-m`,
 /// `--stats`.
@@ -649,6 +656,20 @@ pub fn write_numbered(
             num.format(first + f.line),
             &seg[f.start..f.end],
         );
+    }
+}
+
+/// Appends `[PATH:]LINE` for each of `found` (lines of `seg`), as
+/// ripgrep's standard printer writes them without line numbers; `prefix`
+/// is [`path_prefix`]'s.
+pub fn write_unnumbered(
+    seg: &[u8],
+    found: &[crate::pipeline::lines::Numbered],
+    prefix: &[u8],
+    out: &mut Vec<u8>,
+) {
+    for f in found {
+        push_line_sep(out, prefix, None, &seg[f.start..f.end]);
     }
 }
 

@@ -219,6 +219,29 @@ pub fn numbered_matching_lines<M: Matcher>(
     (line + count_lines(&lines[pos..]), found)
 }
 
+/// The lines of `lines` (which begins at a line start) that `matcher`
+/// (or `literal`, as in [`numbered_matching_lines`]) matches, unnumbered:
+/// each [`Numbered::line`] is 0.
+pub fn unnumbered_matching_lines<M: Matcher>(
+    lines: &[u8],
+    matcher: &M,
+    literal: Option<&Literal<'_>>,
+) -> Vec<Numbered> {
+    let mut found = Vec::new();
+    let each = |start, end| {
+        found.push(Numbered {
+            start,
+            end,
+            line: 0,
+        })
+    };
+    match literal {
+        Some(l) => l.for_each_line(lines, each),
+        None => for_each_matching_line(lines, matcher, each),
+    }
+    found
+}
+
 /// Bytes a thread searches before releasing their pages.
 pub const PIECE: usize = 32 << 20;
 

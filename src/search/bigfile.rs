@@ -2,11 +2,12 @@
 //! here a large file is cut at line starts into segments and every core
 //! finds the matching lines of the segments it claims.
 //!
-//! Every form streams. The plain forms (`-c`, `--count-matches`, `-n`
-//! lines without colors or context: what `output::plain` writes) are
-//! written here: segments are claimed in file order and `-n`'s are written
-//! as soon as they and all before them are done (`pipeline::segments`).
-//! The others (lines without numbers, `-o`, context, colors, `--json`...)
+//! Every form streams. The plain forms (`-c`, `--count-matches`, lines
+//! with or without `-n` and without colors or context: what
+//! `output::plain` writes) are written here: segments are claimed in file
+//! order, and their lines are formatted by the threads that searched them
+//! and written as soon as they and all before them are done
+//! (`pipeline::segments`). The others (`-o`, context, colors, `--json`...)
 //! are printed by ripgrep's searcher on this thread while the other
 //! threads find the segments' matching lines: it jumps from one matching
 //! line to the next as they arrive ([`FedMatcher`]). Either way the first
@@ -45,6 +46,7 @@ use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::pipeline::lines::{
     Numbered, matching_line_starts, matching_lines, next_line_start, numbered_matching_lines,
+    unnumbered_matching_lines,
 };
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
@@ -149,7 +151,7 @@ fn collects(cfg: &Config, plan: &Plan) -> bool {
 /// The forms ripgrep's printer writes: the other threads find the
 /// matching lines segment by segment while ripgrep's searcher prints them
 /// on this one (see the module's text). The first `skip` bytes of the
-/// output were already written (by [`numbered`], before it met a NUL):
+/// output were already written (by [`lines`], before it met a NUL):
 /// ripgrep's searcher, which then takes over, handles binary data as the
 /// usual search of the map does (the first 64 KiB, then the lines it
 /// prints).
@@ -217,7 +219,7 @@ fn printed<W: WriteColor>(
 /// PCRE2's printed forms with after-context: every matching line first (a
 /// match error then hands the file to the usual search before anything is
 /// printed), then ripgrep's searcher prints them. The first `skip` bytes of the output
-/// were already written (by [`numbered`], before it met a NUL).
+/// were already written (by [`lines`], before it met a NUL).
 fn collected<W: WriteColor>(
     cfg: &Config,
     searcher: &mut Searcher,
@@ -317,10 +319,11 @@ fn stream<W: WriteColor>(
             Err(h) => Streamed::Partly(0, h),
         };
     }
-    if !plain::eligible(cfg) {
+    let numbers = plain::eligible(cfg);
+    if !numbers && !plain::unnumbered_eligible(cfg) {
         return Streamed::Not;
     }
-    match numbered(cfg, plan, hay, map, printer.get_mut()) {
+    match lines(cfg, plan, hay, map, numbers, printer.get_mut()) {
         Ok(has_match) => Streamed::Done(Ok(SearchResult {
             has_match,
             stats: None,
@@ -425,7 +428,7 @@ fn literal_counts(literal: &Literal<'_>, bytes: &[u8], matches: bool, stats: boo
     (lines, found)
 }
 
-/// Why [`numbered`] stopped early.
+/// Why [`lines`] stopped early.
 enum Stop {
     /// Writing failed (a closed pipe, most often).
     Io(io::Error),
@@ -433,13 +436,14 @@ enum Stop {
     Handover(u64, Handover),
 }
 
-/// `-n` lines, written segment by segment in file order. Returns whether
-/// a line matched.
-fn numbered<W: Write>(
+/// The matching lines, numbered with `numbers` (`-n`), written segment by
+/// segment in file order. Returns whether a line matched.
+fn lines<W: Write>(
     cfg: &Config,
     plan: &Plan,
     hay: &Haystack,
     map: &GuardedMap,
+    numbers: bool,
     wtr: &mut W,
 ) -> Result<bool, Stop> {
     let data: &[u8] = map;
@@ -460,7 +464,14 @@ fn numbered<W: Write>(
                 a.reached(seg.start);
             }
             let bytes = &data[seg.start..seg.end];
-            let search = || numbered_matching_lines(bytes, &matcher, literal.as_ref());
+            let search = || match numbers {
+                true => numbered_matching_lines(bytes, &matcher, literal.as_ref()),
+                // No line terminators counted.
+                false => (
+                    0,
+                    unnumbered_matching_lines(bytes, &matcher, literal.as_ref()),
+                ),
+            };
             let ((lines, found), failed) = match &plan.pcre2 {
                 Some(p) => p.watch(search),
                 None => (search(), false),
@@ -484,7 +495,10 @@ fn numbered<W: Write>(
         finish: |found: Result<(usize, usize, Vec<_>), Handover>, before: u64| {
             let (a, b, found) = found?;
             let mut out = Vec::new();
-            plain::write_numbered(&data[a..b], &found, &prefix, before + 1, &mut out);
+            match numbers {
+                true => plain::write_numbered(&data[a..b], &found, &prefix, before + 1, &mut out),
+                false => plain::write_unnumbered(&data[a..b], &found, &prefix, &mut out),
+            }
             // Segments finish in file order, give or take the threads
             // finishing side by side: releases in steps (each is an madvise
             // whose TLB shootdown reaches every core), not per segment.
