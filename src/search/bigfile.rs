@@ -178,11 +178,9 @@ fn printed<W: WriteColor>(
             if let Some(a) = &ahead {
                 a.reached(seg.start);
             }
-            let search = || matching_line_starts(&data[seg.start..seg.end], &matcher);
-            let (found, failed) = match &plan.pcre2 {
-                Some(p) => p.watch(search),
-                None => (search(), false),
-            };
+            let (found, failed) = watched(plan, || {
+                matching_line_starts(&data[seg.start..seg.end], &matcher)
+            });
             if failed {
                 return (0, Piece::Undecided(seg.start as u64));
             }
@@ -193,7 +191,6 @@ fn printed<W: WriteColor>(
         },
         finish: |piece: Piece, _| piece,
     };
-    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
     let result = std::thread::scope(|s| {
         // Segments received and not yet printed, besides those the threads
         // hold: the bound on the memory kept for order doubles.
@@ -203,11 +200,7 @@ fn printed<W: WriteColor>(
         // what the segments did not.
         let term = grep_matcher::Matcher::line_terminator(&plan.line_matcher());
         let fed = FedMatcher::new(plan.search_matcher(), map, term, rx);
-        if skip > 0 {
-            skipping(cfg, searcher, printer, skip, fed, hay, map)
-        } else {
-            printer.search(searcher, fed, &hay.path, Input::Slice(map))
-        }
+        search_map(cfg, searcher, printer, skip, fed, hay, map)
     });
     if let Some(p) = &plan.pcre2 {
         // Answered here: the next file starts afresh.
@@ -234,12 +227,8 @@ fn collected<W: WriteColor>(
     if plan.pcre2.as_ref().is_some_and(PcreLines::take_failed) {
         return usual(cfg, searcher, printer, plan, hay, map, skip);
     }
-    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
     let m = OffsetMatcher::confirmed(plan.line_matcher(), map, &lines.starts);
-    if skip > 0 {
-        return Some(skipping(cfg, searcher, printer, skip, m, hay, map));
-    }
-    Some(printer.search(searcher, m, &hay.path, Input::Slice(map)))
+    Some(search_map(cfg, searcher, printer, skip, m, hay, map))
 }
 
 /// After a PCRE2 match error: the file searched the usual way (`None`
@@ -260,14 +249,14 @@ fn usual<W: WriteColor>(
     if skip == 0 {
         return None;
     }
-    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
     let m = plan.search_matcher();
-    Some(skipping(cfg, searcher, printer, skip, m, hay, map))
+    Some(search_map(cfg, searcher, printer, skip, m, hay, map))
 }
 
-/// `hay` searched with `m` through ripgrep's printer, the first `skip`
-/// bytes of its output (already written) dropped.
-fn skipping<W: WriteColor, M: grep_matcher::Matcher>(
+/// `hay`'s map searched with `m` by ripgrep's searcher and printer, with
+/// the usual search's binary detection; the first `skip` bytes of its
+/// output (already written) dropped.
+fn search_map<W: WriteColor, M: grep_matcher::Matcher>(
     cfg: &Config,
     searcher: &mut Searcher,
     printer: &mut Printer<W>,
@@ -276,8 +265,21 @@ fn skipping<W: WriteColor, M: grep_matcher::Matcher>(
     hay: &Haystack,
     map: &GuardedMap,
 ) -> io::Result<SearchResult> {
+    searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
+    if skip == 0 {
+        return printer.search(searcher, m, &hay.path, Input::Slice(map));
+    }
     let mut rest = Printer::new_unseparated(cfg, Skip::new(skip, printer.get_mut()));
     rest.search(searcher, m, &hay.path, Input::Slice(map))
+}
+
+/// `f`'s value, and whether a PCRE2 search failed on this thread while it
+/// ran (see [`PcreLines::watch`]).
+fn watched<T>(plan: &Plan, f: impl FnOnce() -> T) -> (T, bool) {
+    match &plan.pcre2 {
+        Some(p) => p.watch(f),
+        None => (f(), false),
+    }
 }
 
 /// What [`stream`] did.
@@ -464,18 +466,14 @@ fn lines<W: Write>(
                 a.reached(seg.start);
             }
             let bytes = &data[seg.start..seg.end];
-            let search = || match numbers {
+            let ((lines, found), failed) = watched(plan, || match numbers {
                 true => numbered_matching_lines(bytes, &matcher, literal.as_ref()),
                 // No line terminators counted.
                 false => (
                     0,
                     unnumbered_matching_lines(bytes, &matcher, literal.as_ref()),
                 ),
-            };
-            let ((lines, found), failed) = match &plan.pcre2 {
-                Some(p) => p.watch(search),
-                None => (search(), false),
-            };
+            });
             if failed {
                 return (0, Err(Handover::Failed));
             }
