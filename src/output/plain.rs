@@ -541,10 +541,16 @@ pub fn try_print<W: Write>(
 /// Whether the output is a plain per-file count of matching lines or of
 /// matches (`--stats` allowed: its figures are gathered here too).
 pub fn count_eligible(cfg: &Config) -> bool {
+    count_form(cfg) && !cfg.invert
+}
+
+/// [`count_eligible`], `-v` allowed: the count of the lines that do not
+/// match (and, for `--count-matches` and `--stats`, as many matches), which
+/// `search::bigfile` counts as every line less the matching ones.
+pub fn count_form(cfg: &Config) -> bool {
     matches!(cfg.mode, OutputMode::Count | OutputMode::CountMatches)
         && !cfg.out.count_needs_ripgrep_printer()
         && !cfg.quiet
-        && !cfg.invert
         && cfg.max_count.is_none()
         && cfg.color == termcolor::ColorChoice::Never
 }

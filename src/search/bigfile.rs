@@ -14,8 +14,9 @@
 //! lines leave at once, a closed pipe stops the search, and the memory
 //! held for order is at most [`AHEAD`] (or `2 x cores + 2`, if more)
 //! segments' output or line starts (a segment is at most
-//! `GSEARCH_SEGMENT`, default 256 KiB, of the file). `-v` is left to the
-//! usual search, which must read every line anyway.
+//! `GSEARCH_SEGMENT`, default 256 KiB, of the file). `-v` is counted as
+//! every line less the matching ones; its other forms are left to the
+//! usual search.
 //!
 //! Matches never span a line terminator, so cutting at line starts changes
 //! nothing: `^`, `$` and `\b` see a line start where a segment starts.
@@ -97,7 +98,7 @@ pub fn search<W: WriteColor>(
     if hay.stdin
         || threads < 2
         || first_match_is_enough
-        || cfg.invert
+        || (cfg.invert && !plain::count_form(cfg))
         || !cfg.use_mmap
         || cfg.input.needs_searcher()
         || cfg.out.searcher_flags()
@@ -122,6 +123,7 @@ pub fn search<W: WriteColor>(
     let started = std::time::Instant::now();
     let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Done(r) => r,
+        Streamed::Usual => return None,
         Streamed::Not if collects(cfg, plan) => {
             collected(cfg, searcher, printer, plan, hay, &map, 0)?
         }
@@ -285,8 +287,10 @@ fn watched<T>(plan: &Plan, f: impl FnOnce() -> T) -> (T, bool) {
 /// What [`stream`] did.
 enum Streamed {
     Done(io::Result<SearchResult>),
-    /// Nothing: the output or the bytes need the collected path.
+    /// Nothing: the output or the bytes need the printed path.
     Not,
+    /// Nothing: the usual search does it all.
+    Usual,
     /// This many bytes of output, up to a segment that must be handed
     /// over, and why.
     Partly(u64, Handover),
@@ -314,9 +318,10 @@ fn stream<W: WriteColor>(
     if memchr::memchr(0, probe).is_some() || !plain::plain_text(data) {
         return Streamed::Not;
     }
-    if plain::count_eligible(cfg) {
+    if plain::count_form(cfg) {
         return match count(cfg, plan, &hay.path, map, printer.get_mut()) {
             Ok(r) => Streamed::Done(r),
+            Err(Handover::Nul) if cfg.invert => Streamed::Usual,
             Err(Handover::Nul) => Streamed::Not,
             Err(h) => Streamed::Partly(0, h),
         };
@@ -335,8 +340,9 @@ fn stream<W: WriteColor>(
     }
 }
 
-/// `-c` / `--count-matches` (with `--stats`): segments in any order, one
-/// line at the end; nothing written when a segment must be handed over.
+/// `-c` / `--count-matches` (with `--stats`), `-v` too: segments in any
+/// order, one line at the end; nothing written when a segment must be
+/// handed over.
 fn count<W: Write>(
     cfg: &Config,
     plan: &Plan,
@@ -347,7 +353,8 @@ fn count<W: Write>(
     let started = std::time::Instant::now();
     let data: &[u8] = map;
     let matcher = plan.line_matcher();
-    let matches = cfg.stats || cfg.mode == OutputMode::CountMatches;
+    // Inverted: the lines that match are counted, then taken from all.
+    let matches = !cfg.invert && (cfg.stats || cfg.mode == OutputMode::CountMatches);
     // No order to keep: segments as big as a release step (each release
     // is an madvise whose TLB shootdown reaches every core: at 256 KiB a
     // step, 16 cores counted 8.7 GB at 5 GB/s instead of 45).
@@ -367,6 +374,14 @@ fn count<W: Write>(
             let (l, f) = match &literal {
                 Some(l) => literal_counts(l, &data[a..b], matches, cfg.stats),
                 None => plain::count_segment(data, (a, b), &matcher, matches),
+            };
+            let (l, f) = match cfg.invert {
+                // Each line that does not match is one match of `-v`.
+                true => {
+                    let others = lines_in(data, a, b) - l;
+                    (others, others)
+                }
+                false => (l, f),
             };
             counts = (counts.0 + l, counts.1 + f);
         }
@@ -391,6 +406,13 @@ fn count<W: Write>(
     plain::write_count(cfg, path, shown, &mut out);
     let result = plain::count_result(cfg, started, data.len(), lines, found);
     Ok(wtr.write_all(&out).map(|()| result))
+}
+
+/// The lines of `data[a..b]` (whole lines): its terminators, and one more
+/// for a last line of the file without one.
+fn lines_in(data: &[u8], a: usize, b: usize) -> u64 {
+    let ended = b == data.len() && b > a && data[b - 1] != b'\n';
+    crate::pipeline::lines::count_lines(&data[a..b]) + u64::from(ended)
 }
 
 /// Bytes counted at a time while they are in the cache (L2: half of a

@@ -147,6 +147,8 @@ fn streamed_and_collected_forms_equal_the_searcher() {
             &["-n", "-o", "needle\\w*"],
             &["-n", "--column", "needle"],
             &["-v", "-c", "e"],
+            &["-v", "--count-matches", "needle"],
+            &["-v", "-c", "-H", "^$"],
             // Printed by ripgrep's searcher as the lines arrive.
             &["needle"],
             &["-H", "e"],
@@ -293,6 +295,7 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
             &[
                 &["-n", "needle"],
                 &["-c", "needle"],
+                &["-c", "-v", "needle"],
                 &["-n", "e"],
                 &["needle"],
                 &["-o", "-b", "needle"],
