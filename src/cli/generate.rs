@@ -217,7 +217,7 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "Largest segment in bytes when every core searches one big file (segments start \
          at 8 KiB and double up to it); -n output waits in memory for at most \
          32 segments (2 x cores + 2 on more than 15 cores).",
-        "262144 (256 KiB)",
+        "262144 (256 KiB; a rule set's 4 MiB)",
     ),
     var(
         "GSEARCH_BIGFILE_MIN_BYTES",

@@ -27,11 +27,19 @@ pub const FIRST: usize = 8 << 10;
 /// the other threads start.
 const SOLO: usize = 2;
 
-/// The largest segment: [`MAX_DEFAULT`], or `GSEARCH_SEGMENT` bytes (tests
-/// use tiny segments so that lines and matches cross many boundaries).
-pub fn max() -> usize {
-    static M: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *M.get_or_init(|| crate::sys::env_count("GSEARCH_SEGMENT").unwrap_or(MAX_DEFAULT))
+/// The largest segment for a rule set: its matcher, not the reading, bounds
+/// the search, and small segments keep the threads waiting on each other
+/// (H200 machine, 16 cores, 965 MB, 1,000 rules: 1.63 s with 256 KiB
+/// segments, 1.11-1.23 s with 4 MiB, 1.04 s with 32 MiB).
+pub const MAX_RULES: usize = 4 << 20;
+
+/// The largest segment: [`MAX_DEFAULT`] ([`MAX_RULES`] for a rule set, with
+/// `rules`), or `GSEARCH_SEGMENT` bytes (tests use tiny segments so that
+/// lines and matches cross many boundaries).
+pub fn max(rules: bool) -> usize {
+    static M: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let set = *M.get_or_init(|| crate::sys::env_count("GSEARCH_SEGMENT"));
+    set.unwrap_or(if rules { MAX_RULES } else { MAX_DEFAULT })
 }
 
 /// One segment: `data[start..end]`, whole lines.

@@ -14,7 +14,7 @@
 //! lines leave at once, a closed pipe stops the search, and the memory
 //! held for order is at most [`AHEAD`] (or `2 x cores + 2`, if more)
 //! segments' output or line starts (a segment is at most
-//! `GSEARCH_SEGMENT`, default 256 KiB, of the file). `-v` is counted as
+//! `GSEARCH_SEGMENT`, default 256 KiB, 4 MiB for a rule set, of the file). `-v` is counted as
 //! every line less the matching ones; its other forms are left to the
 //! usual search.
 //!
@@ -171,7 +171,7 @@ fn printed<W: WriteColor>(
     let order = segments::Order {
         threads,
         ahead: AHEAD.max(2 * threads + 2),
-        max: segments::max(),
+        max: segments::max(plan.rules.is_some()),
     };
     let ahead = ReadAhead::cold(map);
     let matcher = plan.line_matcher();
@@ -478,7 +478,7 @@ fn lines<W: Write>(
     let order = segments::Order {
         threads,
         ahead: AHEAD.max(2 * threads + 2),
-        max: segments::max(),
+        max: segments::max(plan.rules.is_some()),
     };
     let ahead = ReadAhead::cold(map);
     let literal = plan.single_literal().and_then(Literal::new);
