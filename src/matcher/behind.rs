@@ -21,23 +21,59 @@ pub type ReleaseBehind<'a, M> = Wrapped<Behind<'a, M>>;
 /// What [`ReleaseBehind`] keeps beside its inner matcher.
 pub struct Behind<'a, M> {
     inner: M,
-    map: &'a GuardedMap,
-    releaser: RefCell<Releaser<'a>>,
+    trail: Trail<'a>,
 }
 
 impl<'a, M: Matcher> ReleaseBehind<'a, M> {
     pub fn new(inner: M, map: &'a GuardedMap) -> ReleaseBehind<'a, M> {
         Wrapped(Behind {
             inner,
-            map,
-            releaser: RefCell::new(Releaser::new(Some(map), 0)),
+            trail: Trail::new(map),
         })
     }
 
     /// Done: every page of the map leaves the resident set.
     pub fn finish(self) {
-        let b = self.0;
-        b.releaser.into_inner().finish(b.map.len());
+        self.0.trail.finish();
+    }
+}
+
+/// How far a search of one map has come, seen from the haystacks the
+/// searcher hands its matcher, and the pages it has left behind released.
+pub struct Trail<'a> {
+    map: &'a GuardedMap,
+    releaser: RefCell<Releaser<'a>>,
+}
+
+impl<'a> Trail<'a> {
+    pub fn new(map: &'a GuardedMap) -> Trail<'a> {
+        Trail {
+            map,
+            releaser: RefCell::new(Releaser::new(Some(map), 0)),
+        }
+    }
+
+    /// Where `haystack` starts in the map when it is a tail of it (the
+    /// searcher's `slice[pos..]`; the printer's slices of matched lines end
+    /// earlier and say nothing); the pages more than [`RELEASE_STEP`]
+    /// before it go (context lines before the next match are read back
+    /// from there).
+    pub fn reached(&self, haystack: &[u8]) -> Option<usize> {
+        let map = self.map.as_ptr_range();
+        let hay = haystack.as_ptr_range();
+        if hay.end != map.end || hay.start < map.start {
+            return None;
+        }
+        let pos = hay.start as usize - map.start as usize;
+        self.releaser
+            .borrow_mut()
+            .passed(pos.saturating_sub(RELEASE_STEP));
+        Some(pos)
+    }
+
+    /// Done: every page of the map leaves the resident set.
+    pub fn finish(self) {
+        self.releaser.into_inner().finish(self.map.len());
     }
 }
 
@@ -48,18 +84,8 @@ impl<M: Matcher> Wrapper for Behind<'_, M> {
         &self.inner
     }
 
-    /// Notes how far the search has come when `haystack` is a tail of the
-    /// map (the searcher's `slice[pos..]`; the printer's slices of matched
-    /// lines end earlier and say nothing).
+    /// Notes how far the search has come ([`Trail::reached`]).
     fn before_find(&self, haystack: &[u8]) {
-        let map = self.map.as_ptr_range();
-        let hay = haystack.as_ptr_range();
-        if hay.end == map.end && hay.start >= map.start {
-            let pos = hay.start as usize - map.start as usize;
-            // Context lines before the next match are read back from here.
-            self.releaser
-                .borrow_mut()
-                .passed(pos.saturating_sub(RELEASE_STEP));
-        }
+        self.trail.reached(haystack);
     }
 }

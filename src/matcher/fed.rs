@@ -24,8 +24,10 @@ use std::sync::mpsc::Receiver;
 
 use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Matcher};
 
+use crate::matcher::behind::Trail;
+use crate::matcher::lines::first_line_where;
 use crate::matcher::wrap::{Wrapped, Wrapper};
-use crate::sys::guard::{GuardedMap, RELEASE_STEP, Releaser};
+use crate::sys::guard::GuardedMap;
 
 /// Confirmed line starts of `map`, fed in file order while the searcher runs.
 pub type FedMatcher<'a, M> = Wrapped<Fed<'a, M>>;
@@ -33,12 +35,13 @@ pub type FedMatcher<'a, M> = Wrapped<Fed<'a, M>>;
 /// What [`FedMatcher`] keeps beside its inner matcher.
 pub struct Fed<'a, M> {
     inner: M,
-    map: &'a GuardedMap,
+    /// How far the searcher has come; the pages it left behind go.
+    trail: Trail<'a>,
     /// The line terminator the segments were decided with, if the
     /// searcher is to ask where the next matching line is (without one it
     /// decides each line itself).
     line_term: Option<LineTerminator>,
-    feed: RefCell<Feed<'a>>,
+    feed: RefCell<Feed>,
 }
 
 /// One segment's answer, sent in file order.
@@ -51,15 +54,12 @@ pub enum Piece {
 }
 
 /// The line starts received and not yet passed, and where more come from.
-struct Feed<'a> {
+struct Feed {
     starts: VecDeque<u64>,
     /// `None` once every segment has been received.
     from: Option<Receiver<Piece>>,
     /// Where the lines no segment decided begin.
     undecided: Option<u64>,
-    /// The pages the searcher has left behind go (context lines before
-    /// the next match are read back from the page cache).
-    released: Releaser<'a>,
 }
 
 impl<'a, M: Matcher> FedMatcher<'a, M> {
@@ -75,13 +75,12 @@ impl<'a, M: Matcher> FedMatcher<'a, M> {
     ) -> Self {
         Wrapped(Fed {
             inner,
-            map,
+            trail: Trail::new(map),
             line_term,
             feed: RefCell::new(Feed {
                 starts: VecDeque::new(),
                 from: Some(from),
                 undecided: None,
-                released: Releaser::new(Some(map), 0),
             }),
         })
     }
@@ -95,7 +94,7 @@ enum Next {
     None,
 }
 
-impl Feed<'_> {
+impl Feed {
     /// The first start at or after `pos`, waiting for the segments that
     /// decide it.
     fn next_from(&mut self, pos: u64) -> Next {
@@ -131,15 +130,9 @@ impl<M: Matcher> Fed<'_, M> {
     /// search would meet it.
     fn decide(&self, lines: &[u8]) -> Result<Option<usize>, M::Error> {
         let term = self.line_term.map_or(b'\n', |t| t.as_byte());
-        let mut start = 0;
-        while start < lines.len() {
-            let end = memchr::memchr(term, &lines[start..]).map_or(lines.len(), |i| start + i);
-            if self.inner.shortest_match(&lines[start..end])?.is_some() {
-                return Ok(Some(start));
-            }
-            start = end + 1;
-        }
-        Ok(None)
+        first_line_where(lines, term, |line| {
+            Ok(self.inner.shortest_match(line)?.is_some())
+        })
     }
 }
 
@@ -163,17 +156,12 @@ impl<M: Matcher> Wrapper for Fed<'_, M> {
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, M::Error> {
-        let map = self.map.as_ptr_range();
-        let hay = haystack.as_ptr_range();
         // The searcher hands over tails of the map; anything else (never
         // expected) is searched exactly.
-        if hay.start < map.start || hay.end != map.end {
+        let Some(pos) = self.trail.reached(haystack) else {
             return self.inner.find_candidate_line(haystack);
-        }
-        let pos = hay.start as usize - map.start as usize;
-        let mut feed = self.feed.borrow_mut();
-        feed.released.passed(pos.saturating_sub(RELEASE_STEP));
-        match feed.next_from(pos as u64) {
+        };
+        match self.feed.borrow_mut().next_from(pos as u64) {
             Next::Start(s) => Ok(Some(LineMatchKind::Confirmed(s as usize - pos))),
             Next::DecideFrom(at) => {
                 let skip = at as usize - pos;

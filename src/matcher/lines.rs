@@ -21,6 +21,26 @@ pub fn line_is_match<M: Matcher>(matcher: &M, line: &[u8]) -> bool {
     matcher.is_match(body).unwrap_or(false)
 }
 
+/// The start of the first line of `lines` (whole lines) that `is_match`
+/// accepts, each line given alone without its terminator `term`, as
+/// grep-searcher's line-by-line search asks a matcher that names no line
+/// terminator; the first error is returned where that search meets it.
+pub fn first_line_where<E>(
+    lines: &[u8],
+    term: u8,
+    mut is_match: impl FnMut(&[u8]) -> Result<bool, E>,
+) -> Result<Option<usize>, E> {
+    let mut start = 0;
+    while start < lines.len() {
+        let end = memchr::memchr(term, &lines[start..]).map_or(lines.len(), |i| start + i);
+        if is_match(&lines[start..end])? {
+            return Ok(Some(start));
+        }
+        start = end + 1;
+    }
+    Ok(None)
+}
+
 /// Whether the line starting at `s` can match differently when ripgrep's
 /// searcher sees the bytes before it: it follows another line and begins
 /// with a UTF-8 continuation byte. The searcher looks for the next match

@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use grep_matcher::{LineMatchKind, Match, Matcher};
 use grep_pcre2::RegexMatcher as Pcre2;
 
+use crate::matcher::lines::first_line_where;
+
 /// PCRE2 as the plan's `LineMatcher` uses it where one big file is
 /// searched by every core (`search::bigfile`), and as the CPU loops'
 /// `SearchMatcher` does: each thread calls a clone of its own
@@ -125,18 +127,13 @@ impl PcreLines {
         self.call(false, |m| m.is_match_at(haystack, at))
     }
 
-    /// The first line of `haystack` that matches without its `\n`.
+    /// The first line of `haystack` that matches without its `\n` (the line
+    /// alone: look-behind sees no line before it).
     pub(crate) fn find_candidate_line(&self, haystack: &[u8]) -> Option<LineMatchKind> {
-        let mut start = 0;
-        while start < haystack.len() {
-            let end =
-                memchr::memchr(b'\n', &haystack[start..]).map_or(haystack.len(), |i| start + i);
-            // The line alone: look-behind sees no line before it.
-            if self.is_match_at(&haystack[start..end], 0) {
-                return Some(LineMatchKind::Confirmed(start));
-            }
-            start = end + 1;
-        }
-        None
+        let found = first_line_where(haystack, b'\n', |line| {
+            Ok::<_, std::convert::Infallible>(self.is_match_at(line, 0))
+        });
+        let Ok(start) = found;
+        start.map(LineMatchKind::Confirmed)
     }
 }

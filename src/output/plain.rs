@@ -27,14 +27,15 @@ use crate::sys::guard::{GuardedMap, Releaser};
 const WINDOW: usize = 256 << 20;
 /// Whether the output asked for is the plain numbered form handled here.
 pub fn eligible(cfg: &Config) -> bool {
-    plain_standard(cfg) && cfg.line_number && cfg.before == 0 && cfg.after == 0
+    lines_form(cfg) && cfg.line_number
 }
 
-/// Whether the output asked for is the plain form without line numbers
-/// (matching lines as they are, after the path with `-H`: what a search
-/// piped into another program prints), which `search::bigfile` streams.
-pub fn unnumbered_eligible(cfg: &Config) -> bool {
-    plain_standard(cfg) && !cfg.line_number && cfg.before == 0 && cfg.after == 0
+/// Whether the output asked for is plain matching lines, numbered or not
+/// (without numbers: the lines as they are, after the path with `-H`, as a
+/// search piped into another program prints them), no context: what
+/// `search::bigfile` streams.
+pub fn lines_form(cfg: &Config) -> bool {
+    plain_standard(cfg) && cfg.before == 0 && cfg.after == 0
 }
 
 /// The standard output without anything this module does not write:

@@ -207,15 +207,11 @@ pub fn numbered_matching_lines<M: Matcher>(
 ) -> (u64, Vec<Numbered>) {
     let mut found = Vec::new();
     let (mut pos, mut line) = (0usize, 0u64);
-    let each = |start, end| {
+    for_each_line_of(lines, matcher, literal, |start, end| {
         line += count_lines(&lines[pos..start]);
         found.push(Numbered { start, end, line });
         pos = start;
-    };
-    match literal {
-        Some(l) => l.for_each_line(lines, each),
-        None => for_each_matching_line(lines, matcher, each),
-    }
+    });
     (line + count_lines(&lines[pos..]), found)
 }
 
@@ -228,18 +224,28 @@ pub fn unnumbered_matching_lines<M: Matcher>(
     literal: Option<&Literal<'_>>,
 ) -> Vec<Numbered> {
     let mut found = Vec::new();
-    let each = |start, end| {
+    for_each_line_of(lines, matcher, literal, |start, end| {
         found.push(Numbered {
             start,
             end,
             line: 0,
         })
-    };
+    });
+    found
+}
+
+/// [`for_each_matching_line`], or the literal's own line search when the
+/// plan's single literal decides lines alone.
+fn for_each_line_of<M: Matcher>(
+    lines: &[u8],
+    matcher: &M,
+    literal: Option<&Literal<'_>>,
+    each: impl FnMut(usize, usize),
+) {
     match literal {
         Some(l) => l.for_each_line(lines, each),
         None => for_each_matching_line(lines, matcher, each),
     }
-    found
 }
 
 /// Bytes a thread searches before releasing their pages.

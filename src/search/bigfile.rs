@@ -46,7 +46,7 @@ use crate::matcher::searcher::binary_detection;
 use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::pipeline::lines::{
-    Numbered, matching_line_starts, matching_lines, next_line_start, numbered_matching_lines,
+    Numbered, for_each_matching_line, matching_lines, next_line_start, numbered_matching_lines,
     unnumbered_matching_lines,
 };
 use crate::pipeline::literal::Literal;
@@ -124,14 +124,10 @@ pub fn search<W: WriteColor>(
     let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Done(r) => r,
         Streamed::Usual => return None,
-        Streamed::Not if collects(cfg, plan) => {
-            collected(cfg, searcher, printer, plan, hay, &map, 0)?
-        }
-        Streamed::Not => printed(cfg, searcher, printer, plan, hay, &map, 0),
-        Streamed::Partly(written, Handover::Nul) if collects(cfg, plan) => {
+        Streamed::Partly(written, Handover::Printer) if collects(cfg, plan) => {
             collected(cfg, searcher, printer, plan, hay, &map, written)?
         }
-        Streamed::Partly(written, Handover::Nul) => {
+        Streamed::Partly(written, Handover::Printer) => {
             printed(cfg, searcher, printer, plan, hay, &map, written)
         }
         Streamed::Partly(written, Handover::Failed) => {
@@ -142,6 +138,16 @@ pub fn search<W: WriteColor>(
         return Some(Err(crate::sys::guard::shrank_error()));
     }
     Some(result.map(|r| r.searched_for(started.elapsed())))
+}
+
+/// How the segments of an ordered output are claimed: by `threads`, at
+/// most [`AHEAD`] (or `2 x threads + 2`) ahead of the output.
+fn order(plan: &Plan, threads: usize) -> segments::Order {
+    segments::Order {
+        threads,
+        ahead: AHEAD.max(2 * threads + 2),
+        max: segments::max(plan.rules.is_some()),
+    }
 }
 
 /// Whether the forms ripgrep's printer writes collect every matching line
@@ -168,11 +174,7 @@ fn printed<W: WriteColor>(
 ) -> io::Result<SearchResult> {
     let data: &[u8] = map;
     let threads = crate::sys::cores();
-    let order = segments::Order {
-        threads,
-        ahead: AHEAD.max(2 * threads + 2),
-        max: segments::max(plan.rules.is_some()),
-    };
+    let order = order(plan, threads);
     let ahead = ReadAhead::cold(map);
     let matcher = plan.line_matcher();
     let work = segments::Work {
@@ -180,16 +182,17 @@ fn printed<W: WriteColor>(
             if let Some(a) = &ahead {
                 a.reached(seg.start);
             }
-            let (found, failed) = watched(plan, || {
-                matching_line_starts(&data[seg.start..seg.end], &matcher)
+            let (starts, failed) = watched(plan, || {
+                let mut starts = Vec::new();
+                for_each_matching_line(&data[seg.start..seg.end], &matcher, |s, _| {
+                    starts.push((seg.start + s) as u64);
+                });
+                starts
             });
-            if failed {
-                return (0, Piece::Undecided(seg.start as u64));
+            match failed {
+                true => (0, Piece::Undecided(seg.start as u64)),
+                false => (0, Piece::Starts(starts)),
             }
-            (
-                0,
-                Piece::Starts(found.iter().map(|&s| (seg.start + s) as u64).collect()),
-            )
         },
         finish: |piece: Piece, _| piece,
     };
@@ -287,21 +290,21 @@ fn watched<T>(plan: &Plan, f: impl FnOnce() -> T) -> (T, bool) {
 /// What [`stream`] did.
 enum Streamed {
     Done(io::Result<SearchResult>),
-    /// Nothing: the output or the bytes need the printed path.
-    Not,
     /// Nothing: the usual search does it all.
     Usual,
-    /// This many bytes of output, up to a segment that must be handed
-    /// over, and why.
+    /// This many bytes of output (none: the output or the bytes need
+    /// ripgrep's printer from the start), up to where the rest is handed
+    /// over, and to whom.
     Partly(u64, Handover),
 }
 
-/// Why a streamed search hands a file over.
+/// Who a streamed search hands the rest of a file to.
 #[derive(Clone, Copy, Debug)]
 enum Handover {
-    /// A NUL: ripgrep's binary handling decides (the collected path).
-    Nul,
-    /// A PCRE2 match error: the usual search, which reports it ([`usual`]).
+    /// ripgrep's printer ([`printed`]): a NUL, whose binary handling it
+    /// decides, or an output only it writes.
+    Printer,
+    /// The usual search, which reports a PCRE2 match error ([`usual`]).
     Failed,
 }
 
@@ -316,21 +319,19 @@ fn stream<W: WriteColor>(
     let data: &[u8] = map;
     let probe = &data[..data.len().min(BINARY_PROBE)];
     if memchr::memchr(0, probe).is_some() || !plain::plain_text(data) {
-        return Streamed::Not;
+        return Streamed::Partly(0, Handover::Printer);
     }
     if plain::count_form(cfg) {
         return match count(cfg, plan, &hay.path, map, printer.get_mut()) {
             Ok(r) => Streamed::Done(r),
-            Err(Handover::Nul) if cfg.invert => Streamed::Usual,
-            Err(Handover::Nul) => Streamed::Not,
+            Err(Handover::Printer) if cfg.invert => Streamed::Usual,
             Err(h) => Streamed::Partly(0, h),
         };
     }
-    let numbers = plain::eligible(cfg);
-    if !numbers && !plain::unnumbered_eligible(cfg) {
-        return Streamed::Not;
+    if !plain::lines_form(cfg) {
+        return Streamed::Partly(0, Handover::Printer);
     }
-    match lines(cfg, plan, hay, map, numbers, printer.get_mut()) {
+    match lines(cfg, plan, hay, map, cfg.line_number, printer.get_mut()) {
         Ok(has_match) => Streamed::Done(Ok(SearchResult {
             has_match,
             stats: None,
@@ -392,7 +393,7 @@ fn count<W: Write>(
         return Err(Handover::Failed);
     }
     if parts.iter().any(|p| p.1) {
-        return Err(Handover::Nul);
+        return Err(Handover::Printer);
     }
     let (lines, found) = parts
         .iter()
@@ -475,11 +476,7 @@ fn lines<W: Write>(
     let matcher = plan.line_matcher();
     let prefix = plain::path_prefix(cfg, &hay.path);
     let released = Mutex::new(Releaser::new(Some(map), 0));
-    let order = segments::Order {
-        threads,
-        ahead: AHEAD.max(2 * threads + 2),
-        max: segments::max(plan.rules.is_some()),
-    };
+    let order = order(plan, threads);
     let ahead = ReadAhead::cold(map);
     let literal = plan.single_literal().and_then(Literal::new);
     let work = segments::Work {
@@ -508,7 +505,7 @@ fn lines<W: Write>(
                 memchr::memchr(0, bytes).is_some()
             };
             if nul {
-                return (0, Err(Handover::Nul));
+                return (0, Err(Handover::Printer));
             }
             (lines, Ok((seg.start, seg.end, found)))
         },

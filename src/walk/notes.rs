@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::ignore_message;
 
@@ -51,6 +51,9 @@ impl Note {
 pub struct Notes {
     sent: AtomicU64,
     waiting: Mutex<VecDeque<(u64, Note)>>,
+    /// How many wait: the search side takes no lock per file while none
+    /// does (a message is counted before the file after it is sent).
+    held: AtomicUsize,
 }
 
 impl Notes {
@@ -58,6 +61,7 @@ impl Notes {
     pub fn hold(&self, note: Note) {
         let after = self.sent.load(Ordering::SeqCst);
         self.lock().push_back((after, note));
+        self.held.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The walk side: one more file sent.
@@ -68,11 +72,17 @@ impl Notes {
     /// The search side, about to take file number `next` (from 0), or
     /// (`u64::MAX`) at the end: prints the messages found before it.
     pub fn before(&self, next: u64) {
+        if self.held.load(Ordering::SeqCst) == 0 {
+            return;
+        }
         loop {
             let note = {
                 let mut waiting = self.lock();
                 match waiting.front() {
-                    Some(&(after, _)) if after <= next => waiting.pop_front(),
+                    Some(&(after, _)) if after <= next => {
+                        self.held.fetch_sub(1, Ordering::SeqCst);
+                        waiting.pop_front()
+                    }
                     _ => None,
                 }
             };
