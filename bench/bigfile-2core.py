@@ -13,15 +13,19 @@ bigger machine: `taskset -c 0,1 bench/bigfile-2core.py` (the cores are counted
 from the affinity mask; gsearch counts them the same way).
 
 The rows: the plain forms gsearch writes itself (`-c`, `-n`), the forms ripgrep's
-printer writes (lines without `-n` as when piped, `-o`, context, `--json`), and PCRE2
-(`-P`: RG must then be a ripgrep built with PCRE2; ROWS=plain leaves these out).
+printer writes (lines without `-n` as when piped, `-o`, context, `--json`), PCRE2
+(`-P`: RG must then be a ripgrep built with PCRE2; ROWS=plain leaves these out), and
+a rule set (`-f RULES`, default bench/rules/rules-200.txt; not in the default ROWS:
+on a file of several GB it is the work `auto` gives the device and CPU together,
+and ripgrep takes minutes on it, so RG=none leaves ripgrep out and GSEARCH_BASE is
+the column compared against).
 
 Usage: bench/bigfile-2core.py [FILE]
   FILE  default /var/tmp/gsearch-corpus/c-100m.txt (scripts/make-bigfile makes it)
 Environment: RG (default /work/rg-install/bin/rg, else rg on PATH),
   GSEARCH (default target/release/gsearch, else $CARGO_TARGET_DIR/release/gsearch),
   GSEARCH_BASE (a second gsearch build, an A/B column), RUNS, WARMUP, ROWS (plain,
-  printed, pcre2: a comma-separated choice; default all)."""
+  printed, pcre2, rules: a comma-separated choice; default plain,printed,pcre2), RULES."""
 import hashlib
 import os
 import re
@@ -39,6 +43,8 @@ if "--help" in sys.argv or "-h" in sys.argv:
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILE = sys.argv[1] if len(sys.argv) > 1 else "/var/tmp/gsearch-corpus/c-100m.txt"
 RUNS = int(os.environ.get("RUNS", "15"))
+RULES = os.environ.get("RULES", os.path.join(ROOT, "bench", "rules", "rules-200.txt"))
+RULE_NAME = os.path.basename(RULES)
 WARMUP = int(os.environ.get("WARMUP", "2"))
 
 
@@ -54,6 +60,8 @@ TOOLS = {
     or ("/work/rg-install/bin/rg" if os.path.exists("/work/rg-install/bin/rg") else shutil.which("rg")),
     "gsearch": find_gsearch(),
 }
+if TOOLS["rg"] == "none":
+    del TOOLS["rg"]
 if os.environ.get("GSEARCH_BASE"):
     TOOLS["base"] = os.environ["GSEARCH_BASE"]
 ROWS = {
@@ -80,6 +88,13 @@ ROWS = {
         ("-P -n '(?<=struct )\\w+'", ["-P", "-n", r"(?<=struct )\w+"], False),
         ("-P -n '\\b(\\w+) = \\1\\b' | head -1", ["-P", "-n", r"\b(\w+) = \1\b"], True),
         ("-P -o '(?<=struct )\\w+'", ["-P", "-o", r"(?<=struct )\w+"], False),
+    ],
+    "rules": [
+        (f"-f {RULE_NAME}", ["-f", RULES], False),
+        (f"-f {RULE_NAME} | head -1", ["-f", RULES], True),
+        (f"-o -f {RULE_NAME}", ["-o", "-f", RULES], False),
+        (f"-n -f {RULE_NAME}", ["-n", "-f", RULES], False),
+        (f"-c -f {RULE_NAME}", ["-c", "-f", RULES], False),
     ],
 }
 CASES = [c for k in os.environ.get("ROWS", "plain,printed,pcre2").split(",") for c in ROWS[k]]
@@ -145,26 +160,27 @@ def main():
     size = os.path.getsize(FILE)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    version = subprocess.run([TOOLS["rg"], "--version"], capture_output=True,
-                             text=True).stdout.splitlines()[0]
+    version = "no ripgrep"
+    if "rg" in TOOLS:
+        version = subprocess.run([TOOLS["rg"], "--version"], capture_output=True,
+                                 text=True).stdout.splitlines()[0]
     print(f"File: {FILE}, {size / 1e6:.1f} MB, page cache warm; {len(os.sched_getaffinity(0))} cores; "
           f"gsearch {commit}, {version}; median of {RUNS} interleaved runs after {WARMUP} warm-up.\n")
-    base = "base" in TOOLS
-    print("| search | rg | gsearch | gsearch / rg time |" + (" base | base / rg time |" if base else "")
-          + " rg RSS | gsearch RSS |" + (" base RSS |" if base else "") + " agree | exit (" + "; ".join(TOOLS) + ") |")
-    print("|---" * (8 + 3 * base) + "|")
+    # Each tool's time against ripgrep's, or (without ripgrep) gsearch's against base's.
+    ref = "rg" if "rg" in TOOLS else "base" if "base" in TOOLS else None
+    ratios = [n for n in TOOLS if ref and n != ref]
+    print("| search | " + " | ".join(TOOLS) + " | " + "".join(f"{n} / {ref} time | " for n in ratios)
+          + "".join(f"{n} RSS | " for n in TOOLS) + "agree | exit (" + "; ".join(TOOLS) + ") |")
+    print("|---" * (3 + 2 * len(TOOLS) + len(ratios)) + "|")
     for label, args, head in CASES:
         times, rss, agree, notes = case(args, head)
         med = {n: statistics.median(v) for n, v in times.items()}
         peak = {n: max(v) / 1024 for n, v in rss.items()}
         exits = "; ".join(notes[n] for n in TOOLS) if head else ""
-        cells = [f"`{label}`", f"{med['rg'] * 1e3:.1f} ms", f"{med['gsearch'] * 1e3:.1f} ms",
-                 f"{med['gsearch'] / med['rg']:.2f}x"]
-        if base:
-            cells += [f"{med['base'] * 1e3:.1f} ms", f"{med['base'] / med['rg']:.2f}x"]
+        cells = [f"`{label}`"] + [f"{med[n] * 1e3:.1f} ms" for n in TOOLS]
+        cells += [f"{med[n] / med[ref]:.2f}x" for n in ratios]
         cells += [f"{peak[n]:.0f} MiB" for n in TOOLS]
         cells += ["yes" if agree else "NO", exits]
         print("| " + " | ".join(cells) + " |", flush=True)
-
 
 main()

@@ -77,6 +77,52 @@ fn auto_hybrid_equals_cpu() {
     check(&[]);
 }
 
+/// A NUL midway through the file: the lines printed as they stream, then,
+/// from the chunk holding it, ripgrep's searcher on its own (which stops
+/// at a NUL in a line it prints), as the CPU engine prints them.
+#[test]
+fn auto_hybrid_nul_midway() {
+    use std::io::Write;
+    let f = corpus();
+    let mut data = std::fs::read(f.path()).unwrap();
+    let at = data.len() / 2;
+    let at = at + data[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    data.splice(at..at, b"a needle \x00 here\n".iter().copied());
+    let mut g = tempfile::NamedTempFile::new().unwrap();
+    g.write_all(&data).unwrap();
+    let path = g.path().to_str().unwrap();
+    let cases: [&[&str]; 4] = [
+        &["needle"],
+        &["-o", "-b", "needle"],
+        &["-C1", "NEEDLE"],
+        &["-a", "-o", "needle"],
+    ];
+    for chunk in ["4099", "65536"] {
+        same_as_cpu(&cases, path, &auto_env(&[("GSEARCH_HYBRID_CHUNK", chunk)]));
+    }
+}
+
+/// A candidate line longer than the confirmation's bound (1 MiB), which
+/// `-x` makes a candidate without matching: printed as streamed output
+/// only if the searcher decides it matches.
+#[test]
+fn auto_hybrid_long_candidate_line() {
+    use std::io::Write;
+    let mut g = tempfile::NamedTempFile::new().unwrap();
+    g.write_all(b"a needle here\n").unwrap();
+    g.write_all(&b"xneedlex ".repeat(250_000)).unwrap();
+    g.write_all(b"\nneedle\nneedles\n").unwrap();
+    let path = g.path().to_str().unwrap();
+    let cases: [&[&str]; 3] = [
+        &["-x", "needle"],
+        &["-o", "-b", "-x", "needle"],
+        &["-x", "-e", "need(le)", "-e", "zzz"],
+    ];
+    for chunk in ["65536", "33554432"] {
+        same_as_cpu(&cases, path, &auto_env(&[("GSEARCH_HYBRID_CHUNK", chunk)]));
+    }
+}
+
 /// Small chunks: lines, matches and the device's overlap cross chunk
 /// boundaries many times; CPU threads read through the map.
 #[test]
@@ -199,8 +245,9 @@ fn auto_keeps_early_stopping_searches_on_the_cpu() {
 fn check(extra: &[(&str, &str)]) {
     let f = corpus();
     let path = f.path().to_str().unwrap();
-    let cases: [&[&str]; 7] = [
+    let cases: [&[&str]; 8] = [
         &["-n", "needle"],
+        &["-H", "needle"],
         &["-c", "-i", "needle"],
         &["-o", "-b", "-w", "needle"],
         &["-C1", "NEEDLE"],

@@ -41,6 +41,9 @@ pub struct Fed<'a, M> {
     /// searcher is to ask where the next matching line is (without one it
     /// decides each line itself).
     line_term: Option<LineTerminator>,
+    /// Whether the starts fed are matching lines (else candidates, which
+    /// the searcher decides with the inner matcher).
+    confirmed: bool,
     feed: RefCell<Feed>,
 }
 
@@ -77,11 +80,24 @@ impl<'a, M: Matcher> FedMatcher<'a, M> {
             inner,
             trail: Trail::new(map),
             line_term,
+            confirmed: true,
             feed: RefCell::new(Feed {
                 starts: VecDeque::new(),
                 from: Some(from),
                 undecided: None,
             }),
+        })
+    }
+}
+
+impl<M> FedMatcher<'_, M> {
+    /// The starts fed are candidate lines, which may not match (each is
+    /// decided alone by the searcher, with the inner matcher): lines whose
+    /// confirmation elsewhere was left undecided (too long) stay right.
+    pub fn candidates(self) -> Self {
+        Wrapped(Fed {
+            confirmed: false,
+            ..self.0
         })
     }
 }
@@ -162,7 +178,10 @@ impl<M: Matcher> Wrapper for Fed<'_, M> {
             return self.inner.find_candidate_line(haystack);
         };
         match self.feed.borrow_mut().next_from(pos as u64) {
-            Next::Start(s) => Ok(Some(LineMatchKind::Confirmed(s as usize - pos))),
+            Next::Start(s) if self.confirmed => {
+                Ok(Some(LineMatchKind::Confirmed(s as usize - pos)))
+            }
+            Next::Start(s) => Ok(Some(LineMatchKind::Candidate(s as usize - pos))),
             Next::DecideFrom(at) => {
                 let skip = at as usize - pos;
                 let found = self.decide(&haystack[skip..])?;
@@ -228,6 +247,24 @@ mod tests {
             assert!(lines.iter().all(|(_, l)| l == "foo\n"));
             assert_eq!(lines[1].0, 4);
         }
+    }
+
+    /// Candidate starts: only those whose lines match are reported.
+    #[test]
+    fn candidates_are_decided_by_the_searcher() {
+        let (_file, map) = mapped(b"foo 1\nbar\nfoo 2\nbaz\n");
+        let (tx, rx) = sync_channel(4);
+        tx.send(Piece::Starts(vec![0, 6, 10, 16])).unwrap();
+        drop(tx);
+        let m = crate::matcher::testing::line_matcher("foo");
+        let fed = FedMatcher::new(&m, &map, Some(LineTerminator::byte(b'\n')), rx).candidates();
+        let mut numbers = Vec::new();
+        let sink = UTF8(|n, _| {
+            numbers.push(n);
+            Ok(true)
+        });
+        Searcher::new().search_slice(&fed, &map, sink).unwrap();
+        assert_eq!(numbers, [1, 3]);
     }
 
     /// Lines after an undecided segment are decided here, line by line.

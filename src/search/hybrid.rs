@@ -9,8 +9,12 @@
 //! buffers; whoever is faster simply takes more chunks. If the device never
 //! comes up, the CPU finishes alone. With several devices (`auto`: every
 //! GPU of the host) each has its own feeder on the same counter. The answers are merged per chunk and
-//! printed by ripgrep's searcher (or `output::plain` for numbered lines), which
-//! visits only the candidate lines.
+//! printed by ripgrep's searcher (or `output::plain` for numbered lines and
+//! counts, once every chunk is answered), which visits only the candidate
+//! lines. The forms only ripgrep's printer writes (lines without `-n`,
+//! `-o`, context, `--json`...) stream: the chunks' lines are handed to it in
+//! file order as they are answered ([`FedMatcher`]), so the first lines
+//! leave after the first chunk and a closed pipe stops the claims.
 
 use std::fs::File;
 use std::io;
@@ -24,6 +28,7 @@ use termcolor::WriteColor;
 use crate::cli::config::Config;
 use crate::engine::dfa_table::DfaSpec;
 use crate::engine::{EngineError, LiteralSet, MatchSet};
+use crate::matcher::fed::{FedMatcher, Piece};
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::{binary_detection, searcher};
@@ -83,12 +88,14 @@ struct Shared {
     cancelled: AtomicBool,
     /// The next chunk to claim.
     next: AtomicUsize,
-    /// Per chunk: sorted offsets of its matching lines, each inside the
-    /// chunk's own bytes (see [`cpu_chunk`] and the device sink).
-    slots: Vec<OnceLock<Vec<u64>>>,
+    /// Per chunk: its answer, once it has one.
+    slots: Vec<OnceLock<Answer>>,
     /// Chunks answered (by either side).
     done: AtomicUsize,
-    nul: AtomicBool,
+    /// Told each time a chunk is answered, and when none will be.
+    answered: (Mutex<bool>, std::sync::Condvar),
+    /// See [`Shared::stop_claims`].
+    stopped: AtomicBool,
     cpu_chunks: AtomicUsize,
     device_chunks: AtomicUsize,
     /// When the device started taking chunks.
@@ -97,6 +104,15 @@ struct Shared {
     /// On a file not in the page cache: the kernel reads ahead of the
     /// chunks claimed, whoever claims them (`pipeline::readahead`).
     ahead: Option<ReadAhead<'static>>,
+}
+
+/// One chunk's answer.
+struct Answer {
+    /// Sorted offsets of its matching lines, each inside the chunk's own
+    /// bytes (see [`cpu_chunk`] and the device sink).
+    offsets: Vec<u64>,
+    /// Its bytes hold a NUL.
+    nul: bool,
 }
 
 impl Shared {
@@ -111,7 +127,8 @@ impl Shared {
                 .map(|_| OnceLock::new())
                 .collect(),
             done: AtomicUsize::new(0),
-            nul: AtomicBool::new(false),
+            answered: (Mutex::new(false), std::sync::Condvar::new()),
+            stopped: AtomicBool::new(false),
             cpu_chunks: AtomicUsize::new(0),
             device_chunks: AtomicUsize::new(0),
             device_ready: OnceLock::new(),
@@ -135,7 +152,7 @@ impl Shared {
         let answers = || {
             self.slots
                 .iter()
-                .map(|s| s.get().map_or(&[][..], Vec::as_slice))
+                .map(|s| s.get().map_or(&[][..], |a| a.offsets.as_slice()))
         };
         let mut offsets = Vec::with_capacity(answers().map(<[u64]>::len).sum());
         answers().for_each(|a| offsets.extend_from_slice(a));
@@ -181,12 +198,11 @@ impl Shared {
     }
 
     /// Records chunk `i`'s answer; false when it already had one.
-    fn answer(&self, i: usize, offsets: Vec<u64>, has_nul: bool, device: bool) -> bool {
-        if has_nul {
-            self.nul.store(true, Ordering::Relaxed);
-        }
-        let first = self.slots[i].set(offsets).is_ok();
+    fn answer(&self, i: usize, offsets: Vec<u64>, nul: bool, device: bool) -> bool {
+        let first = self.slots[i].set(Answer { offsets, nul }).is_ok();
         if first {
+            let _held = self.answered.0.lock().unwrap_or_else(|e| e.into_inner());
+            self.answered.1.notify_all();
             self.done.fetch_add(1, Ordering::AcqRel);
             let tally = if device {
                 &self.device_chunks
@@ -196,6 +212,43 @@ impl Shared {
             tally.fetch_add(1, Ordering::Relaxed);
         }
         first
+    }
+
+    /// Whether any chunk answered holds a NUL.
+    fn nul(&self) -> bool {
+        self.slots.iter().any(|s| s.get().is_some_and(|a| a.nul))
+    }
+
+    /// Chunk `i`'s answer, once it has one; `None` if it never will
+    /// ([`Shared::close`]).
+    fn wait_answer(&self, i: usize) -> Option<&Answer> {
+        let mut closed = self.answered.0.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(a) = self.slots[i].get() {
+                return Some(a);
+            }
+            if *closed {
+                return None;
+            }
+            closed = self
+                .answered
+                .1
+                .wait(closed)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// No chunk will be answered any more.
+    fn close(&self) {
+        *self.answered.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.answered.1.notify_all();
+    }
+
+    /// No chunk is claimed any more, nor answered by the CPU after the
+    /// search: the output has stopped, or needs no more answers.
+    fn stop_claims(&self) {
+        self.stopped.store(true, Ordering::Release);
+        self.next.fetch_max(self.slots.len(), Ordering::Relaxed);
     }
 
     /// Whether the device, at the rate it has shown so far, will finish
@@ -308,25 +361,27 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     // whether to search, from the device's first chunks and the CPU's pace.
     let first = (waits && wait_for_device(&shared, device.as_ref()))
         .then(|| std::time::Duration::from_secs_f64(pace * chunk() as f64));
-    let search = || {
-        cpu_workers(&shared, (&file, &map), plan, (threads, first));
-        settle_device(device, &shared);
+    let run = || {
+        let search = || {
+            cpu_workers(&shared, (&file, &map), plan, (threads, first));
+            settle_device(device, &shared);
+        };
+        if waits {
+            // The device's candidates are confirmed after (below).
+            plan.warming(search);
+        } else {
+            search();
+        }
+        answer_unanswered(&shared, &map, plan);
+        shared.close();
     };
-    if waits {
-        // The device's candidates are confirmed at the end (below).
-        plan.warming(search);
-    } else {
-        search();
-    }
-    answer_unanswered(&shared, &map, plan);
-    let mut offsets = shared.offsets();
-    // (A file with a NUL is searched whole by the printer.)
-    if waits && !shared.nul.load(Ordering::Relaxed) {
-        offsets = confirm_lines(&offsets, &map, plan, threads);
-    }
     let mut printer = Printer::new(cfg, stdout(cfg));
-    let nul = shared.nul.load(Ordering::Relaxed);
-    let result = print_lines(cfg, plan, path, &map, &offsets, nul, &mut printer);
+    let result = if streams(cfg, plan) {
+        print_streaming(cfg, plan, path, (&map, &shared), run, &mut printer)
+    } else {
+        run();
+        print_collected(cfg, plan, path, (&map, &shared), waits, &mut printer)
+    };
     if map.faulted() {
         crate::err_message!("{}: {}", path.display(), crate::sys::guard::shrank_error());
     }
@@ -527,14 +582,37 @@ fn confirm_lines(offsets: &[u64], map: &GuardedMap, plan: &Plan, threads: usize)
         .collect()
 }
 
-/// A chunk nobody answered (the device thread died): the CPU does it.
+/// A chunk nobody answered (the device thread died): the CPU does it,
+/// unless the output stopped ([`Shared::stop_claims`]).
 fn answer_unanswered(shared: &Shared, data: &[u8], plan: &Plan) {
     for i in 0..shared.slots.len() {
+        if shared.stopped.load(Ordering::Acquire) {
+            return;
+        }
         if shared.slots[i].get().is_none() {
             let (lines, has_nul) = cpu_chunk(data, i, &plan.line_matcher());
             shared.answer(i, lines, has_nul, false);
         }
     }
+}
+
+/// Prints every chunk's answer once all are in: the DFA's candidates
+/// (`waits`) confirmed on every core first.
+fn print_collected<W: WriteColor>(
+    cfg: &Config,
+    plan: &Plan,
+    path: &std::path::Path,
+    (map, shared): (&GuardedMap, &Shared),
+    waits: bool,
+    printer: &mut Printer<W>,
+) -> io::Result<SearchResult> {
+    let mut offsets = shared.offsets();
+    let nul = shared.nul();
+    // (A file with a NUL is searched whole by the printer.)
+    if waits && !nul {
+        offsets = confirm_lines(&offsets, map, plan, crate::sys::cores());
+    }
+    print_lines(cfg, plan, path, map, &offsets, nul, printer)
 }
 
 /// Prints the matching lines of the whole file, given the sorted offsets
@@ -562,6 +640,66 @@ fn print_lines<W: WriteColor>(
     }
     let m = OffsetMatcher::for_plan(plan, data, offsets);
     printer.search(&mut srch, m, path, Input::Slice(data))
+}
+
+/// Whether the output streams ([`print_streaming`]): a form only ripgrep's
+/// printer writes (counts and plain numbered lines are written by every
+/// core once all is answered), whose lines are decided alone.
+fn streams(cfg: &Config, plan: &Plan) -> bool {
+    !crate::output::plain::count_eligible(cfg)
+        && !crate::output::plain::eligible(cfg)
+        && (plan.exact_lines || !plan.line_context)
+}
+
+/// Prints while `run` searches the chunks: each chunk's matching lines
+/// (candidates confirmed first) go to ripgrep's searcher in file order as
+/// soon as the chunk and all before it are answered; from a chunk holding
+/// a NUL on, the searcher decides the lines itself, as the whole-file
+/// search of [`print_lines`] would. When the printer stops early (a
+/// closed pipe), no chunk is claimed any more.
+fn print_streaming<W: WriteColor>(
+    cfg: &Config,
+    plan: &Plan,
+    path: &std::path::Path,
+    (map, shared): (&GuardedMap, &Shared),
+    run: impl FnOnce() + Send,
+    printer: &mut Printer<W>,
+) -> io::Result<SearchResult> {
+    let data: &[u8] = map;
+    let mut srch = searcher(cfg);
+    srch.set_binary_detection(binary_detection(cfg, true));
+    std::thread::scope(|s| {
+        s.spawn(run);
+        // Chunks of 32 MiB: a few in flight bound the memory held.
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        s.spawn(move || {
+            for i in 0..shared.slots.len() {
+                let Some(answer) = shared.wait_answer(i) else {
+                    break;
+                };
+                let offsets = &answer.offsets;
+                let piece = match answer.nul {
+                    true => Piece::Undecided(chunk_lines(data, i).0 as u64),
+                    false if plan.exact_lines => Piece::Starts(offsets.clone()),
+                    false => Piece::Starts(confirm_lines(offsets, map, plan, crate::sys::cores())),
+                };
+                if tx.send(piece).is_err() || answer.nul {
+                    break;
+                }
+            }
+            shared.stop_claims();
+        });
+        let term = Matcher::line_terminator(&plan.line_matcher());
+        let fed = FedMatcher::new(plan.search_matcher(), map, term, rx);
+        // The DFA's candidates left after confirmation (a line too long to
+        // confirm is kept) are decided again where they are printed.
+        let fed = if plan.exact_lines {
+            fed
+        } else {
+            fed.candidates()
+        };
+        printer.search(&mut srch, fed, path, Input::Slice(data))
+    })
 }
 
 /// The devices' side (started when [`cost::device_pays`] says it can pay): start
