@@ -18,14 +18,17 @@ printer writes (lines without `-n` as when piped, `-o`, context, `--json`), PCRE
 a rule set (`-f RULES`, default bench/rules/rules-200.txt; not in the default ROWS:
 on a file of several GB it is the work `auto` gives the device and CPU together,
 and ripgrep takes minutes on it, so RG=none leaves ripgrep out and GSEARCH_BASE is
-the column compared against).
+the column compared against), a word list (`-F -f WORDS`: 100,000 words go to the
+device engine alone on a file of several GB) and the device engine on one literal
+(`--engine opencl`, ROWS=opencl; ripgrep runs the same search without the flag).
 
 Usage: bench/bigfile-2core.py [FILE]
   FILE  default /var/tmp/gsearch-corpus/c-100m.txt (scripts/make-bigfile makes it)
 Environment: RG (default /work/rg-install/bin/rg, else rg on PATH),
   GSEARCH (default target/release/gsearch, else $CARGO_TARGET_DIR/release/gsearch),
   GSEARCH_BASE (a second gsearch build, an A/B column), RUNS, WARMUP, ROWS (plain,
-  printed, pcre2, rules: a comma-separated choice; default plain,printed,pcre2), RULES."""
+  printed, pcre2, rules, words, opencl: a comma-separated choice; default
+  plain,printed,pcre2), RULES, WORDS."""
 import hashlib
 import os
 import re
@@ -45,6 +48,8 @@ FILE = sys.argv[1] if len(sys.argv) > 1 else "/var/tmp/gsearch-corpus/c-100m.txt
 RUNS = int(os.environ.get("RUNS", "15"))
 RULES = os.environ.get("RULES", os.path.join(ROOT, "bench", "rules", "rules-200.txt"))
 RULE_NAME = os.path.basename(RULES)
+WORDS = os.environ.get("WORDS", "words.txt")
+WORD_NAME = os.path.basename(WORDS)
 WARMUP = int(os.environ.get("WARMUP", "2"))
 
 
@@ -89,6 +94,17 @@ ROWS = {
         ("-P -n '\\b(\\w+) = \\1\\b' | head -1", ["-P", "-n", r"\b(\w+) = \1\b"], True),
         ("-P -o '(?<=struct )\\w+'", ["-P", "-o", r"(?<=struct )\w+"], False),
     ],
+    "words": [
+        (f"-F -f {WORD_NAME}", ["-F", "-f", WORDS], False),
+        (f"-F -f {WORD_NAME} | head -1", ["-F", "-f", WORDS], True),
+        (f"-c -F -f {WORD_NAME}", ["-c", "-F", "-f", WORDS], False),
+    ],
+    "opencl": [
+        ("--engine opencl e", ["--engine", "opencl", "e"], False),
+        ("--engine opencl e | head -1", ["--engine", "opencl", "e"], True),
+        ("--engine opencl -o struct", ["--engine", "opencl", "-o", "struct"], False),
+        ("--engine opencl -c e", ["--engine", "opencl", "-c", "e"], False),
+    ],
     "rules": [
         (f"-f {RULE_NAME}", ["-f", RULES], False),
         (f"-f {RULE_NAME} | head -1", ["-f", RULES], True),
@@ -130,6 +146,13 @@ def run(argv, first_line_only):
     return took, usage.ru_maxrss, digest.hexdigest(), p.returncode, err
 
 
+def for_tool(name, args):
+    """`args` as `name` takes them: ripgrep has no `--engine opencl`."""
+    if name == "rg" and args[:2] == ["--engine", "opencl"]:
+        return args[2:]
+    return args
+
+
 def case(args, head):
     times = {n: [] for n in TOOLS}
     rss = {n: [] for n in TOOLS}
@@ -137,7 +160,7 @@ def case(args, head):
     notes = {}
     for i in range(WARMUP + RUNS):
         for name, binary in TOOLS.items():
-            t, m, digest, code, err = run([binary] + args + [FILE], head)
+            t, m, digest, code, err = run([binary] + for_tool(name, args) + [FILE], head)
             seen[name].add(digest)
             notes[name] = f"exit {code}" + (f", stderr {err!r}" if err else "")
             if i >= WARMUP:
@@ -145,7 +168,7 @@ def case(args, head):
                 rss[name].append(m)
     agree = len(set().union(*seen.values())) == 1
     if os.path.exists("/usr/bin/time"):
-        rss = {n: [peak_rss(b, args, head)] for n, b in TOOLS.items()}
+        rss = {n: [peak_rss(b, for_tool(n, args), head)] for n, b in TOOLS.items()}
     return times, rss, agree, notes
 
 

@@ -339,6 +339,81 @@ fn opencl_early_stopping_reads_little_of_a_big_file() {
     assert!(streamed < size / 4, "{streamed} of {size} bytes streamed");
 }
 
+/// `--engine opencl` on one big file in a form ripgrep's printer writes:
+/// its lines are printed as its chunks are committed (with a NUL, the
+/// searcher decides the rest; a DFA's candidates are decided by the
+/// searcher), the same as the CPU engine prints them.
+#[test]
+fn opencl_one_big_file_prints_as_it_streams() {
+    use std::io::Write;
+    if !common::have_device() {
+        return;
+    }
+    let f = corpus();
+    let mut data = std::fs::read(f.path()).unwrap();
+    let at = data.len() / 2;
+    let at = at + data[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    data.splice(at..at, b"a needle \x00 here\n".iter().copied());
+    let mut nul = tempfile::NamedTempFile::new().unwrap();
+    nul.write_all(&data).unwrap();
+    let cases: [&[&str]; 6] = [
+        &["needle"],
+        &["-o", "-b", "needle"],
+        &["-C1", "NEEDLE"],
+        &["-H", "--column", "-i", "needle"],
+        &["-x", "-e", "needle", "-e", "x"],
+        &["-a", "-o", "needle"],
+    ];
+    for batch in ["4096", "65536"] {
+        let dev = [("GSEARCH_ENGINE", "opencl"), ("GSEARCH_BATCH_BYTES", batch)];
+        for path in [f.path(), nul.path()] {
+            same_as_cpu(&cases, path.to_str().unwrap(), &dev);
+        }
+    }
+}
+
+/// A closed pipe stops the device's stream of one big file: a reader of
+/// the first line (`| head -1`) leaves most of the file unread.
+#[test]
+fn opencl_one_big_file_stops_at_a_closed_pipe() {
+    use std::io::{BufRead, Read};
+    if !common::have_device() {
+        return;
+    }
+    let f = corpus();
+    let size = f.as_file().metadata().unwrap().len();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gsearch"))
+        .args(["needle"])
+        .arg(f.path())
+        .env("GSEARCH_ENGINE", "opencl")
+        .env("GSEARCH_BATCH_BYTES", "8192")
+        .env("GSEARCH_TRACE", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let mut trace = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut trace)
+        .unwrap();
+    child.wait().unwrap();
+    assert!(first.contains("needle"), "{first:?}");
+    let streamed: u64 = trace
+        .lines()
+        .find_map(|l| l.split("opencl stream: ").nth(1))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{trace}"));
+    assert!(streamed < size / 2, "{streamed} of {size} bytes streamed");
+}
+
 /// `GSEARCH_CHAR16_PRMT=1` builds char16's nibble filter with NVIDIA's
 /// inline PTX on any device: where the compiler rejects it (PoCL, Intel)
 /// the set is built again with the portable filters, so the answers are

@@ -32,6 +32,7 @@ use crate::output::stats::{finish, keeps_stats};
 use crate::search::early::Early;
 use crate::search::prepare::{ChunkPart, Desk, Found, Item, Prep, Ready};
 use crate::search::staging::{Chunk, Piece, Source};
+use crate::search::streamed::BigStream;
 use crate::walk::{self, Haystack, Notes};
 
 type WalkResult = Result<ignore::DirEntry, ignore::Error>;
@@ -113,6 +114,8 @@ fn stream_and_report(
     });
     drop(src);
     fin.settle();
+    // (Ended at its last chunk, unless the stream broke off before.)
+    fin.end_stream();
     let searched = walk_thread.join().unwrap_or(true);
     if !fin.stop {
         fin.notes.before(u64::MAX);
@@ -311,6 +314,8 @@ struct Finisher<'a, 's> {
     /// and how many candidates were (all files).
     early: Option<Early<'a, 's>>,
     early_confirmed: u64,
+    /// The only file, big, printed as its chunks are committed.
+    streaming: Option<(Haystack, BigStream<'s>)>,
     /// The walk's messages, each printed before the first file the walk
     /// found after it, and the files committed so far.
     notes: Arc<Notes>,
@@ -360,6 +365,7 @@ impl<'a, 's> Finisher<'a, 's> {
             pending: VecDeque::new(),
             early: None,
             early_confirmed: 0,
+            streaming: None,
             notes: Arc::default(),
             files: 0,
         }
@@ -511,6 +517,8 @@ impl<'a, 's> Finisher<'a, 's> {
                 return;
             }
             self.failed_file = Some(c.file_no);
+            // The lines before the error are printed already.
+            self.end_stream();
             self.big = BigOffsets::default();
             self.early = None;
         }
@@ -525,6 +533,12 @@ impl<'a, 's> Finisher<'a, 's> {
         if self.failed_file == Some(c.file_no) {
             return;
         }
+        if c.file_offset == 0 {
+            self.streaming = self.streams(&part);
+            if self.streaming.is_none() {
+                self.early = self.confirms_early(&part);
+            }
+        }
         let big = &mut self.big;
         big.has_nul |= part.piece.has_nul;
         big.len = c.file_offset + part.len as u64;
@@ -532,7 +546,6 @@ impl<'a, 's> Finisher<'a, 's> {
         if c.file_offset == 0 {
             big.bom = part.bom;
             big.numbered = true;
-            self.early = self.confirms_early(&part);
         }
         match part.found {
             Found::Lines { lines, owned_nl } => self.chunk_lines(c, &lines, owned_nl),
@@ -545,10 +558,64 @@ impl<'a, 's> Finisher<'a, 's> {
             e.hand(&self.big.offsets);
         }
         self.cut_if_answered(c);
-        if c.last {
+        if self.streaming.is_some() {
+            self.stream_chunk(c, part.piece.has_nul);
+        } else if c.last {
             let big = std::mem::take(&mut self.big);
             let early = self.early.take();
             self.finish_last(part.piece, big, early);
+        }
+    }
+
+    /// The printer of a big file whose lines are printed as its chunks are
+    /// committed, from its first chunk (`search::streamed`): the only file
+    /// searched, given on the command line, in a form only ripgrep's
+    /// printer writes, without `--verify`, `-v`, `-m` or a byte-order mark.
+    fn streams(&self, first: &ChunkPart) -> Option<(Haystack, BigStream<'s>)> {
+        let (cfg, hay) = (self.cfg, &first.piece.hay);
+        let wanted = cfg.paths.len() == 1
+            && hay.explicit
+            && crate::search::streamed::streams(cfg, self.plan)
+            && !cfg.verify
+            && !cfg.invert
+            && cfg.max_count.is_none()
+            && !cfg.quit_after_match
+            && !first.bom;
+        let (scope, file) = (self.scope.filter(|_| wanted)?, first.piece.file.as_deref()?);
+        let stream = BigStream::start(scope, (cfg, self.plan), hay.path.clone(), file)?;
+        Some((hay.clone(), stream))
+    }
+
+    /// Hands a streamed file's chunk to its printer (the lines it added;
+    /// with a NUL, the rest of the file); at the last chunk, or when the
+    /// printer takes no more (a closed pipe, or it decides the rest of the
+    /// file itself), the file's output is done and so is the search.
+    fn stream_chunk(&mut self, c: Chunk, nul: bool) {
+        let Some((_, stream)) = self.streaming.as_mut() else {
+            return;
+        };
+        let offsets = std::mem::take(&mut self.big.offsets);
+        self.big.numbers.clear();
+        if stream.send(offsets, (c.file_offset, nul)) && !c.last {
+            return;
+        }
+        self.end_stream();
+        self.stop = true;
+    }
+
+    /// Ends a streamed file's feed (if one is open) and takes its output's
+    /// result: its lines are printed already.
+    fn end_stream(&mut self) {
+        let Some((hay, stream)) = self.streaming.take() else {
+            return;
+        };
+        self.big = BigOffsets::default();
+        match stream.finish() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => self.stop = true,
+            r => {
+                let empty = self.desk.bufwtr.buffer();
+                self.emit(&hay, r, Some(&empty));
+            }
         }
     }
 

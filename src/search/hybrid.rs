@@ -28,7 +28,7 @@ use termcolor::WriteColor;
 use crate::cli::config::Config;
 use crate::engine::dfa_table::DfaSpec;
 use crate::engine::{EngineError, LiteralSet, MatchSet};
-use crate::matcher::fed::{FedMatcher, Piece};
+use crate::matcher::fed::Piece;
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::{binary_detection, searcher};
@@ -37,7 +37,7 @@ use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::stats::keeps_stats;
 use crate::output::writer::stdout;
 use crate::pipeline::readahead::ReadAhead;
-use crate::search::cost;
+use crate::search::{cost, streamed};
 use crate::sys::guard::GuardedMap;
 
 /// Bytes per chunk: what one CPU thread searches between two claims, and
@@ -376,7 +376,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         shared.close();
     };
     let mut printer = Printer::new(cfg, stdout(cfg));
-    let result = if streams(cfg, plan) {
+    let result = if streamed::streams(cfg, plan) {
         print_streaming(cfg, plan, path, (&map, &shared), run, &mut printer)
     } else {
         run();
@@ -642,21 +642,13 @@ fn print_lines<W: WriteColor>(
     printer.search(&mut srch, m, path, Input::Slice(data))
 }
 
-/// Whether the output streams ([`print_streaming`]): a form only ripgrep's
-/// printer writes (counts and plain numbered lines are written by every
-/// core once all is answered), whose lines are decided alone.
-fn streams(cfg: &Config, plan: &Plan) -> bool {
-    !crate::output::plain::count_eligible(cfg)
-        && !crate::output::plain::eligible(cfg)
-        && (plan.exact_lines || !plan.line_context)
-}
-
 /// Prints while `run` searches the chunks: each chunk's matching lines
 /// (candidates confirmed first) go to ripgrep's searcher in file order as
-/// soon as the chunk and all before it are answered; from a chunk holding
-/// a NUL on, the searcher decides the lines itself, as the whole-file
-/// search of [`print_lines`] would. When the printer stops early (a
-/// closed pipe), no chunk is claimed any more.
+/// soon as the chunk and all before it are answered
+/// ([`streamed::print_fed`]); from a chunk holding a NUL on, the searcher
+/// decides the lines itself, as the whole-file search of [`print_lines`]
+/// would. When the printer stops early (a closed pipe), no chunk is
+/// claimed any more.
 fn print_streaming<W: WriteColor>(
     cfg: &Config,
     plan: &Plan,
@@ -666,12 +658,9 @@ fn print_streaming<W: WriteColor>(
     printer: &mut Printer<W>,
 ) -> io::Result<SearchResult> {
     let data: &[u8] = map;
-    let mut srch = searcher(cfg);
-    srch.set_binary_detection(binary_detection(cfg, true));
     std::thread::scope(|s| {
         s.spawn(run);
-        // Chunks of 32 MiB: a few in flight bound the memory held.
-        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        let (tx, rx) = streamed::channel();
         s.spawn(move || {
             for i in 0..shared.slots.len() {
                 let Some(answer) = shared.wait_answer(i) else {
@@ -679,7 +668,7 @@ fn print_streaming<W: WriteColor>(
                 };
                 let offsets = &answer.offsets;
                 let piece = match answer.nul {
-                    true => Piece::Undecided(chunk_lines(data, i).0 as u64),
+                    true => streamed::undecided_from(data, chunk_bytes(data, i).0),
                     false if plan.exact_lines => Piece::Starts(offsets.clone()),
                     false => Piece::Starts(confirm_lines(offsets, map, plan, crate::sys::cores())),
                 };
@@ -689,16 +678,10 @@ fn print_streaming<W: WriteColor>(
             }
             shared.stop_claims();
         });
-        let term = Matcher::line_terminator(&plan.line_matcher());
-        let fed = FedMatcher::new(plan.search_matcher(), map, term, rx);
         // The DFA's candidates left after confirmation (a line too long to
         // confirm is kept) are decided again where they are printed.
-        let fed = if plan.exact_lines {
-            fed
-        } else {
-            fed.candidates()
-        };
-        printer.search(&mut srch, fed, path, Input::Slice(data))
+        let candidates = !plan.exact_lines;
+        streamed::print_fed((cfg, plan), path, map, (rx, candidates), printer)
     })
 }
 

@@ -1,7 +1,8 @@
 //! The search drivers: which engine runs ([`choose`]), the CPU loops over
 //! files ([`cpu`]), one big file on every core ([`bigfile`]), the device
 //! loop ([`device`]) and its big files' candidates confirmed as they stream
-//! ([`early`]), the CPU and the device on one file ([`hybrid`]), and
+//! ([`early`]), the CPU and the device on one file ([`hybrid`]), one big
+//! file printed while its chunks are searched ([`streamed`]), and
 //! `--sorted` lookups ([`lookup`]).
 
 pub mod bigfile;
@@ -16,3 +17,4 @@ pub mod hybrid;
 pub mod lookup;
 pub mod prepare;
 pub mod staging;
+pub mod streamed;
