@@ -36,6 +36,18 @@ fn corpus() -> tempfile::NamedTempFile {
     f
 }
 
+/// A copy of `f` with a line holding a NUL after the line at its middle.
+fn with_nul_midway(f: &tempfile::NamedTempFile) -> tempfile::NamedTempFile {
+    use std::io::Write;
+    let mut data = std::fs::read(f.path()).unwrap();
+    let at = data.len() / 2;
+    let at = at + data[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    data.splice(at..at, b"a needle \x00 here\n".iter().copied());
+    let mut g = tempfile::NamedTempFile::new().unwrap();
+    g.write_all(&data).unwrap();
+    g
+}
+
 /// `auto` with the device (PoCL here) taken for any input size, plus `extra`.
 fn auto_env<'a>(extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
     let mut env = vec![
@@ -82,14 +94,7 @@ fn auto_hybrid_equals_cpu() {
 /// at a NUL in a line it prints), as the CPU engine prints them.
 #[test]
 fn auto_hybrid_nul_midway() {
-    use std::io::Write;
-    let f = corpus();
-    let mut data = std::fs::read(f.path()).unwrap();
-    let at = data.len() / 2;
-    let at = at + data[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
-    data.splice(at..at, b"a needle \x00 here\n".iter().copied());
-    let mut g = tempfile::NamedTempFile::new().unwrap();
-    g.write_all(&data).unwrap();
+    let g = with_nul_midway(&corpus());
     let path = g.path().to_str().unwrap();
     let cases: [&[&str]; 4] = [
         &["needle"],
@@ -345,17 +350,11 @@ fn opencl_early_stopping_reads_little_of_a_big_file() {
 /// searcher), the same as the CPU engine prints them.
 #[test]
 fn opencl_one_big_file_prints_as_it_streams() {
-    use std::io::Write;
     if !common::have_device() {
         return;
     }
     let f = corpus();
-    let mut data = std::fs::read(f.path()).unwrap();
-    let at = data.len() / 2;
-    let at = at + data[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
-    data.splice(at..at, b"a needle \x00 here\n".iter().copied());
-    let mut nul = tempfile::NamedTempFile::new().unwrap();
-    nul.write_all(&data).unwrap();
+    let nul = with_nul_midway(&f);
     let cases: [&[&str]; 6] = [
         &["needle"],
         &["-o", "-b", "needle"],

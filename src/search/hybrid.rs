@@ -13,7 +13,7 @@
 //! counts, once every chunk is answered), which visits only the candidate
 //! lines. The forms only ripgrep's printer writes (lines without `-n`,
 //! `-o`, context, `--json`...) stream: the chunks' lines are handed to it in
-//! file order as they are answered ([`FedMatcher`]), so the first lines
+//! file order as they are answered ([`streamed::print_fed`]), so the first lines
 //! leave after the first chunk and a closed pipe stops the claims.
 
 use std::fs::File;
@@ -367,7 +367,8 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             settle_device(device, &shared);
         };
         if waits {
-            // The device's candidates are confirmed after (below).
+            // The device's candidates are confirmed after the search, or
+            // chunk by chunk where the output streams.
             plan.warming(search);
         } else {
             search();
