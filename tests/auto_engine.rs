@@ -355,13 +355,16 @@ fn opencl_one_big_file_prints_as_it_streams() {
     }
     let f = corpus();
     let nul = with_nul_midway(&f);
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 8] = [
         &["needle"],
         &["-o", "-b", "needle"],
         &["-C1", "NEEDLE"],
         &["-H", "--column", "-i", "needle"],
         &["-x", "-e", "needle", "-e", "x"],
         &["-a", "-o", "needle"],
+        // Not streamed: reads cut a line at a NUL; a listing.
+        &["--no-mmap", "-C1", "needle"],
+        &["-l", "-A3", "needle"],
     ];
     for batch in ["4096", "65536"] {
         let dev = [("GSEARCH_ENGINE", "opencl"), ("GSEARCH_BATCH_BYTES", batch)];

@@ -15,7 +15,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use grep_matcher::Matcher;
 use termcolor::WriteColor;
 
-use crate::cli::config::Config;
+use crate::cli::config::{Config, OutputMode};
 use crate::matcher::fed::{FedMatcher, Piece};
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::{binary_detection, searcher};
@@ -27,12 +27,16 @@ use crate::sys::guard::GuardedMap;
 /// file, its offsets a few per matching line).
 const AHEAD: usize = 4;
 
-/// Whether `cfg`'s output streams: a form only ripgrep's printer writes
-/// (counts and plain lines, numbered or not, are written by every core
-/// once the file is answered), whose lines are decided each alone (no
-/// line whose answer depends on the line before it: `Plan::line_context`).
+/// Whether `cfg`'s output streams: lines (or JSON) in a form only
+/// ripgrep's printer writes (counts and plain lines, numbered or not, are
+/// written by every core once the file is answered), whose lines are
+/// decided each alone (no line whose answer depends on the line before it:
+/// `Plan::line_context`), from a map of the file: ripgrep's reads (with
+/// `--no-mmap`) cut a line at a NUL, which a search of the map does not.
 pub fn streams(cfg: &Config, plan: &Plan) -> bool {
-    !crate::output::plain::count_eligible(cfg)
+    matches!(cfg.mode, OutputMode::Standard | OutputMode::Json)
+        && !cfg.quiet
+        && cfg.use_mmap
         && !crate::output::plain::eligible(cfg)
         && (plan.exact_lines || !plan.line_context)
 }
