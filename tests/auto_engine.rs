@@ -355,13 +355,17 @@ fn opencl_one_big_file_prints_as_it_streams() {
     }
     let f = corpus();
     let nul = with_nul_midway(&f);
-    let cases: [&[&str]; 8] = [
+    let cases: [&[&str]; 11] = [
         &["needle"],
         &["-o", "-b", "needle"],
         &["-C1", "NEEDLE"],
         &["-H", "--column", "-i", "needle"],
         &["-x", "-e", "needle", "-e", "x"],
         &["-a", "-o", "needle"],
+        // Numbered by the device, chunk by chunk.
+        &["-n", "needle"],
+        &["-n", "-H", "-x", "-e", "needle", "-e", "x"],
+        &["-n", "-a", "-i", "needle"],
         // Not streamed: reads cut a line at a NUL; a listing.
         &["--no-mmap", "-C1", "needle"],
         &["-l", "-A3", "needle"],
@@ -375,17 +379,24 @@ fn opencl_one_big_file_prints_as_it_streams() {
 }
 
 /// A closed pipe stops the device's stream of one big file: a reader of
-/// the first line (`| head -1`) leaves most of the file unread.
+/// the first line (`| head -1`) leaves most of the file unread, with
+/// ripgrep's printer or numbered lines.
 #[test]
 fn opencl_one_big_file_stops_at_a_closed_pipe() {
-    use std::io::{BufRead, Read};
     if !common::have_device() {
         return;
     }
     let f = corpus();
+    for args in [&["needle"][..], &["-n", "needle"]] {
+        stops_at_a_closed_pipe(&f, args);
+    }
+}
+
+fn stops_at_a_closed_pipe(f: &tempfile::NamedTempFile, args: &[&str]) {
+    use std::io::{BufRead, Read};
     let size = f.as_file().metadata().unwrap().len();
     let mut child = Command::new(env!("CARGO_BIN_EXE_gsearch"))
-        .args(["needle"])
+        .args(args)
         .arg(f.path())
         .env("GSEARCH_ENGINE", "opencl")
         .env("GSEARCH_BATCH_BYTES", "8192")
@@ -413,7 +424,10 @@ fn opencl_one_big_file_stops_at_a_closed_pipe() {
         .and_then(|l| l.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{trace}"));
-    assert!(streamed < size / 2, "{streamed} of {size} bytes streamed");
+    assert!(
+        streamed < size / 2,
+        "{args:?}: {streamed} of {size} bytes streamed"
+    );
 }
 
 /// `GSEARCH_CHAR16_PRMT=1` builds char16's nibble filter with NVIDIA's

@@ -32,7 +32,7 @@ use crate::output::stats::{finish, keeps_stats};
 use crate::search::early::Early;
 use crate::search::prepare::{ChunkPart, Desk, Found, Item, Prep, Ready};
 use crate::search::staging::{Chunk, Piece, Source};
-use crate::search::streamed::BigStream;
+use crate::search::streamed::{ChunkLines, Stream};
 use crate::walk::{self, Haystack, Notes};
 
 type WalkResult = Result<ignore::DirEntry, ignore::Error>;
@@ -315,7 +315,7 @@ struct Finisher<'a, 's> {
     early: Option<Early<'a, 's>>,
     early_confirmed: u64,
     /// The only file, big, printed as its chunks are committed.
-    streaming: Option<(Haystack, BigStream<'s>)>,
+    streaming: Option<(Haystack, Stream<'a, 's>)>,
     /// The walk's messages, each printed before the first file the walk
     /// found after it, and the files committed so far.
     notes: Arc<Notes>,
@@ -547,6 +547,7 @@ impl<'a, 's> Finisher<'a, 's> {
             big.bom = part.bom;
             big.numbered = true;
         }
+        let numbered = matches!(part.found, Found::Lines { .. });
         match part.found {
             Found::Lines { lines, owned_nl } => self.chunk_lines(c, &lines, owned_nl),
             Found::Offsets { lines, lead_end } => {
@@ -559,7 +560,7 @@ impl<'a, 's> Finisher<'a, 's> {
         }
         self.cut_if_answered(c);
         if self.streaming.is_some() {
-            self.stream_chunk(c, part.piece.has_nul);
+            self.stream_chunk(c, (part.piece.has_nul, numbered));
         } else if c.last {
             let big = std::mem::take(&mut self.big);
             let early = self.early.take();
@@ -567,36 +568,42 @@ impl<'a, 's> Finisher<'a, 's> {
         }
     }
 
-    /// The printer of a big file whose lines are printed as its chunks are
+    /// The output of a big file whose lines are printed as its chunks are
     /// committed, from its first chunk (`search::streamed`): the only file
     /// searched, given on the command line, in a form only ripgrep's
-    /// printer writes, without `--verify`, `-v`, `-m` or a byte-order mark.
-    fn streams(&self, first: &ChunkPart) -> Option<(Haystack, BigStream<'s>)> {
+    /// printer writes or as plain numbered lines, without `--verify`, `-v`,
+    /// `-m` or a byte-order mark.
+    fn streams(&self, first: &ChunkPart) -> Option<(Haystack, Stream<'a, 's>)> {
         let (cfg, hay) = (self.cfg, &first.piece.hay);
         let wanted = cfg.paths.len() == 1
             && hay.explicit
-            && crate::search::streamed::streams(cfg, self.plan)
             && !cfg.verify
             && !cfg.invert
             && cfg.max_count.is_none()
             && !cfg.quit_after_match
             && !first.bom;
         let (scope, file) = (self.scope.filter(|_| wanted)?, first.piece.file.as_deref()?);
-        let stream = BigStream::start(scope, (cfg, self.plan), hay.path.clone(), file)?;
+        let stream = Stream::start(scope, (cfg, self.plan), hay.path.clone(), file)?;
         Some((hay.clone(), stream))
     }
 
-    /// Hands a streamed file's chunk to its printer (the lines it added;
-    /// with a NUL, the rest of the file); at the last chunk, or when the
-    /// printer takes no more (a closed pipe, or it decides the rest of the
-    /// file itself), the file's output is done and so is the search.
-    fn stream_chunk(&mut self, c: Chunk, nul: bool) {
+    /// Hands a streamed file's chunk to its output (the lines it added and
+    /// their numbers, if `numbered`; with a NUL, the rest of the file); at
+    /// the last chunk, or when the output takes no more (a closed pipe, or
+    /// ripgrep's searcher took the rest of the file), the file's output is
+    /// done and so is the search.
+    fn stream_chunk(&mut self, c: Chunk, (nul, numbered): (bool, bool)) {
         let Some((_, stream)) = self.streaming.as_mut() else {
             return;
         };
-        let offsets = std::mem::take(&mut self.big.offsets);
-        self.big.numbers.clear();
-        if stream.send(offsets, (c.file_offset, nul)) && !c.last {
+        let chunk = ChunkLines {
+            offsets: std::mem::take(&mut self.big.offsets),
+            numbers: std::mem::take(&mut self.big.numbers),
+            numbered,
+            start: c.file_offset,
+            nul,
+        };
+        if stream.send(chunk) && !c.last {
             return;
         }
         self.end_stream();

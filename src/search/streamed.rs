@@ -34,10 +34,21 @@ const AHEAD: usize = 4;
 /// `Plan::line_context`), from a map of the file: ripgrep's reads (with
 /// `--no-mmap`) cut a line at a NUL, which a search of the map does not.
 pub fn streams(cfg: &Config, plan: &Plan) -> bool {
+    streamable(cfg, plan) && !crate::output::plain::eligible(cfg)
+}
+
+/// Whether `cfg`'s output is plain numbered lines that the device loop
+/// writes chunk by chunk ([`NumberedStream`]) where the device numbers
+/// them.
+pub fn streams_numbered(cfg: &Config, plan: &Plan) -> bool {
+    streamable(cfg, plan) && crate::output::plain::eligible(cfg)
+}
+
+/// Lines (or JSON) of a mapped file, each decided alone.
+fn streamable(cfg: &Config, plan: &Plan) -> bool {
     matches!(cfg.mode, OutputMode::Standard | OutputMode::Json)
         && !cfg.quiet
         && cfg.use_mmap
-        && !crate::output::plain::eligible(cfg)
         && (plan.exact_lines || !plan.line_context)
 }
 
@@ -138,5 +149,171 @@ impl<'s> BigStream<'s> {
         self.printing
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+}
+
+/// A chunk of the device loop's streamed file, as it is committed.
+pub struct ChunkLines {
+    /// Sorted offsets, one or more in each matching line, none in the
+    /// lines sent already.
+    pub offsets: Vec<u64>,
+    /// The 1-based numbers of their lines, where the device numbered them.
+    pub numbers: Vec<u64>,
+    /// The chunk came with line numbers (a batch the CPU answered for the
+    /// device did not).
+    pub numbered: bool,
+    /// The chunk's first byte in the file.
+    pub start: u64,
+    /// The chunk holds a NUL: from its first line on, ripgrep's searcher
+    /// decides the rest of the file, binary detection included.
+    pub nul: bool,
+}
+
+/// The device loop's one big file printed as its chunks are committed:
+/// through ripgrep's printer on a thread of its own, or (plain numbered
+/// lines) written here with the device's line numbers.
+pub enum Stream<'a, 's> {
+    Printed(BigStream<'s>),
+    Numbered(NumberedStream<'a>),
+}
+
+impl<'a: 's, 's> Stream<'a, 's> {
+    /// The stream for `cfg`'s output, if it streams ([`streams`],
+    /// [`streams_numbered`]); `None` also when the file cannot be mapped.
+    pub fn start(
+        scope: &'s std::thread::Scope<'s, 'a>,
+        (cfg, plan): (&'a Config, &'a Plan),
+        path: std::path::PathBuf,
+        file: &std::fs::File,
+    ) -> Option<Stream<'a, 's>> {
+        if streams(cfg, plan) {
+            return BigStream::start(scope, (cfg, plan), path, file).map(Stream::Printed);
+        }
+        let numbered =
+            streams_numbered(cfg, plan).then(|| NumberedStream::start((cfg, plan), path, file));
+        numbered.flatten().map(Stream::Numbered)
+    }
+
+    /// Prints (or hands to the printer) one chunk's lines; false when the
+    /// output takes no more: it stopped (a closed pipe, binary data) or
+    /// the rest of the file was handed to ripgrep's searcher.
+    pub fn send(&mut self, chunk: ChunkLines) -> bool {
+        match self {
+            Stream::Printed(s) => s.send(chunk.offsets, (chunk.start, chunk.nul)),
+            Stream::Numbered(s) => s.send(chunk),
+        }
+    }
+
+    /// Ends the output and gives its result.
+    pub fn finish(self) -> io::Result<SearchResult> {
+        match self {
+            Stream::Printed(s) => s.finish(),
+            Stream::Numbered(s) => s.finish(),
+        }
+    }
+}
+
+/// Plain numbered lines of the device loop's one big file, each chunk's
+/// written to stdout by `output::plain::print_numbered` as it is
+/// committed, with the numbers the device found: nothing held but the
+/// chunk's. A chunk without them (or holding a NUL, or whose candidates'
+/// answers need the line before) hands the rest of the file to ripgrep's
+/// searcher, which counts the lines before it.
+pub struct NumberedStream<'a> {
+    cfg: &'a Config,
+    plan: &'a Plan,
+    path: std::path::PathBuf,
+    map: GuardedMap,
+    out: grep_cli::StandardStream,
+    printed: bool,
+    /// Where the lines decided so far end.
+    decided_to: usize,
+    /// The output's result once it took its last chunk early.
+    ended: Option<io::Result<SearchResult>>,
+}
+
+impl<'a> NumberedStream<'a> {
+    fn start(
+        (cfg, plan): (&'a Config, &'a Plan),
+        path: std::path::PathBuf,
+        file: &std::fs::File,
+    ) -> Option<NumberedStream<'a>> {
+        let map = GuardedMap::map(file).ok().flatten()?;
+        crate::sys::trace::mark("big file: numbered lines written as its chunks are committed");
+        Some(NumberedStream {
+            cfg,
+            plan,
+            path,
+            map,
+            out: stdout(cfg),
+            printed: false,
+            decided_to: 0,
+            ended: None,
+        })
+    }
+
+    fn send(&mut self, chunk: ChunkLines) -> bool {
+        if self.ended.is_some() {
+            return false;
+        }
+        let text = crate::output::plain::Text::of_plan(self.plan, &self.map, Some(&self.map));
+        let numbered = chunk.numbered && chunk.numbers.len() == chunk.offsets.len();
+        if chunk.nul || !numbered || text.needs_order(&chunk.offsets) {
+            self.ended = Some(self.rest_from(chunk.start));
+            return false;
+        }
+        let lines = crate::output::plain::NumberedLines {
+            path: &self.path,
+            text,
+            offsets: &chunk.offsets,
+            numbers: &chunk.numbers,
+        };
+        match crate::output::plain::print_numbered(self.cfg, lines, &mut self.out) {
+            Ok(any) => self.printed |= any,
+            Err(e) => self.ended = Some(Err(e)),
+        }
+        if let Some(&last) = chunk.offsets.last() {
+            self.decided_to = crate::pipeline::lines::line_end(&self.map, last as usize);
+        }
+        self.ended.is_none()
+    }
+
+    /// The file from the line holding `start` on (past the lines decided
+    /// already: one that runs into the chunk was the chunk before's), by
+    /// ripgrep's searcher.
+    fn rest_from(&mut self, start: u64) -> io::Result<SearchResult> {
+        self.out.flush()?;
+        let (tx, rx) = channel();
+        let from = crate::pipeline::lines::prev_line_start(&self.map, start as usize);
+        let _ = tx.send(Piece::Undecided(from.max(self.decided_to) as u64));
+        drop(tx);
+        let mut printer = Printer::new(self.cfg, stdout(self.cfg));
+        let (cfg, plan) = (self.cfg, self.plan);
+        let r = print_fed(
+            (cfg, plan),
+            &self.path,
+            &self.map,
+            (rx, false),
+            &mut printer,
+        )?;
+        printer.get_mut().flush()?;
+        Ok(SearchResult {
+            has_match: r.has_match || self.printed,
+            stats: r.stats,
+        })
+    }
+
+    fn finish(mut self) -> io::Result<SearchResult> {
+        if let Some(r) = self.ended.take() {
+            return r;
+        }
+        self.out.flush()?;
+        if self.map.faulted() {
+            return Err(crate::sys::guard::shrank_error());
+        }
+        Ok(SearchResult {
+            has_match: self.printed,
+            stats: None,
+        })
     }
 }
