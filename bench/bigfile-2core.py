@@ -98,6 +98,8 @@ ROWS = {
         (f"-F -f {WORD_NAME}", ["-F", "-f", WORDS], False),
         (f"-F -f {WORD_NAME} | head -1", ["-F", "-f", WORDS], True),
         (f"-c -F -f {WORD_NAME}", ["-c", "-F", "-f", WORDS], False),
+        (f"-n -F -f {WORD_NAME}", ["-n", "-F", "-f", WORDS], False),
+        (f"-n -F -f {WORD_NAME} | head -1", ["-n", "-F", "-f", WORDS], True),
     ],
     "opencl": [
         ("--engine opencl e", ["--engine", "opencl", "e"], False),
