@@ -1,11 +1,13 @@
 //! One big file's matching lines printed by ripgrep's searcher while its
 //! chunks are still being searched, for the drivers that search a file in
 //! chunks on the device: the hybrid queue ([`super::hybrid`]) and the
-//! device loop ([`super::device`], through [`BigStream`]). Each chunk's
+//! device loop ([`super::device`], through [`Stream`]). Each chunk's
 //! answer goes, in file order, over a bounded channel to a [`FedMatcher`]
 //! on the printing thread, so the first lines leave after the first chunk,
 //! the memory held for order is bounded, and a closed pipe drops the
-//! channel, which tells the searchers to stop.
+//! channel, which tells the searchers to stop. The device loop writes
+//! plain numbered lines itself, chunk by chunk, with the device's line
+//! numbers ([`NumberedStream`]).
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -83,6 +85,19 @@ pub fn print_fed<W: WriteColor>(
     printer.search(&mut srch, fed, path, Input::Slice(data))
 }
 
+/// [`print_fed`] to stdout, flushed.
+fn print_fed_stdout(
+    (cfg, plan): (&Config, &Plan),
+    path: &Path,
+    map: &GuardedMap,
+    feed: (Receiver<Piece>, bool),
+) -> io::Result<SearchResult> {
+    let mut printer = Printer::new(cfg, stdout(cfg));
+    let r = print_fed((cfg, plan), path, map, feed, &mut printer)?;
+    printer.get_mut().flush()?;
+    Ok(r)
+}
+
 /// The device loop's one big file printed as its chunks are committed: a
 /// thread of the loop's scope prints to stdout through [`print_fed`] while
 /// the committing thread sends each chunk's line offsets.
@@ -107,10 +122,8 @@ impl<'s> BigStream<'s> {
         let (tx, rx) = channel();
         let shared = Arc::clone(&map);
         let printing = scope.spawn(move || {
-            let mut printer = Printer::new(cfg, stdout(cfg));
             let candidates = !plan.exact_lines;
-            let r = print_fed((cfg, plan), &path, &shared, (rx, candidates), &mut printer)?;
-            printer.get_mut().flush()?;
+            let r = print_fed_stdout((cfg, plan), &path, &shared, (rx, candidates))?;
             if shared.faulted() {
                 return Err(crate::sys::guard::shrank_error());
             }
@@ -287,16 +300,8 @@ impl<'a> NumberedStream<'a> {
         let from = crate::pipeline::lines::prev_line_start(&self.map, start as usize);
         let _ = tx.send(Piece::Undecided(from.max(self.decided_to) as u64));
         drop(tx);
-        let mut printer = Printer::new(self.cfg, stdout(self.cfg));
         let (cfg, plan) = (self.cfg, self.plan);
-        let r = print_fed(
-            (cfg, plan),
-            &self.path,
-            &self.map,
-            (rx, false),
-            &mut printer,
-        )?;
-        printer.get_mut().flush()?;
+        let r = print_fed_stdout((cfg, plan), &self.path, &self.map, (rx, false))?;
         Ok(SearchResult {
             has_match: r.has_match || self.printed,
             stats: r.stats,
