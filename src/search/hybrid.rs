@@ -109,10 +109,18 @@ struct Shared {
 /// One chunk's answer.
 struct Answer {
     /// Sorted offsets of its matching lines, each inside the chunk's own
-    /// bytes (see [`cpu_chunk`] and the device sink).
-    offsets: Vec<u64>,
+    /// bytes (see [`cpu_chunk`] and the device sink); taken by whoever
+    /// prints them ([`Answer::take`]), so no chunk's are held twice.
+    offsets: Mutex<Vec<u64>>,
     /// Its bytes hold a NUL.
     nul: bool,
+}
+
+impl Answer {
+    /// The chunk's offsets, left empty behind.
+    fn take(&self) -> Vec<u64> {
+        std::mem::take(&mut *self.offsets.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 impl Shared {
@@ -145,17 +153,14 @@ impl Shared {
         self.cpu_rate.store(rate.to_bits(), Ordering::Release);
     }
 
-    /// Every chunk's offsets, in order. Chunk i's offsets lie in its own
-    /// bytes and are sorted, so the result is sorted (several offsets may
-    /// share a line).
-    fn offsets(&self) -> Vec<u64> {
-        let answers = || {
-            self.slots
-                .iter()
-                .map(|s| s.get().map_or(&[][..], |a| a.offsets.as_slice()))
-        };
-        let mut offsets = Vec::with_capacity(answers().map(<[u64]>::len).sum());
-        answers().for_each(|a| offsets.extend_from_slice(a));
+    /// Every chunk's offsets, in order, taken from the chunks. Chunk i's
+    /// offsets lie in its own bytes and are sorted, so the result is sorted
+    /// (several offsets may share a line).
+    fn take_offsets(&self) -> Vec<u64> {
+        let mut offsets = Vec::new();
+        for a in self.slots.iter().filter_map(OnceLock::get) {
+            offsets.append(&mut a.take());
+        }
         offsets
     }
 
@@ -199,6 +204,7 @@ impl Shared {
 
     /// Records chunk `i`'s answer; false when it already had one.
     fn answer(&self, i: usize, offsets: Vec<u64>, nul: bool, device: bool) -> bool {
+        let offsets = Mutex::new(offsets);
         let first = self.slots[i].set(Answer { offsets, nul }).is_ok();
         if first {
             let _held = self.answered.0.lock().unwrap_or_else(|e| e.into_inner());
@@ -607,7 +613,7 @@ fn print_collected<W: WriteColor>(
     waits: bool,
     printer: &mut Printer<W>,
 ) -> io::Result<SearchResult> {
-    let mut offsets = shared.offsets();
+    let mut offsets = shared.take_offsets();
     let nul = shared.nul();
     // (A file with a NUL is searched whole by the printer.)
     if waits && !nul {
@@ -667,11 +673,11 @@ fn print_streaming<W: WriteColor>(
                 let Some(answer) = shared.wait_answer(i) else {
                     break;
                 };
-                let offsets = &answer.offsets;
+                let offsets = answer.take();
                 let piece = match answer.nul {
                     true => streamed::undecided_from(data, chunk_bytes(data, i).0),
-                    false if plan.exact_lines => Piece::Starts(offsets.clone()),
-                    false => Piece::Starts(confirm_lines(offsets, map, plan, crate::sys::cores())),
+                    false if plan.exact_lines => Piece::Starts(offsets),
+                    false => Piece::Starts(confirm_lines(&offsets, map, plan, crate::sys::cores())),
                 };
                 if tx.send(piece).is_err() || answer.nul {
                     break;
