@@ -105,6 +105,11 @@ fn auto_hybrid_nul_midway() {
     for chunk in ["4099", "65536"] {
         same_as_cpu(&cases, path, &auto_env(&[("GSEARCH_HYBRID_CHUNK", chunk)]));
     }
+    let first = [
+        ("GSEARCH_HYBRID_CHUNK", "65536"),
+        ("GSEARCH_HYBRID_FIRST", "777"),
+    ];
+    same_as_cpu(&cases, path, &auto_env(&first));
 }
 
 /// A candidate line longer than the confirmation's bound (1 MiB), which
@@ -128,6 +133,29 @@ fn auto_hybrid_long_candidate_line() {
     }
 }
 
+/// A rule set with no device to open (an index past the list, as a
+/// machine without a GPU has none for `auto`): the CPU engine searches
+/// alone, as `--engine cpu` does, and `--stats` says why.
+#[test]
+fn auto_rule_set_without_a_device_searches_as_the_cpu() {
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let mut rules = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut rules, b"n[e]+dle\\b\nbeta\\s+gam\n^x$\n").unwrap();
+    let r = rules.path().to_str().unwrap();
+    let none = auto_env(&[("GSEARCH_OPENCL_DEVICE", "99")]);
+    same_as_cpu(
+        &[&["-f", r], &["-n", "-f", r], &["-c", "-f", r]],
+        path,
+        &none,
+    );
+    let (out, code) = run(&["--stats", "-c", "-f", r], path, &none);
+    assert_eq!(code, 0);
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains("engine: cpu"), "{text}");
+    assert!(text.contains("device: not used"), "{text}");
+}
+
 /// Small chunks: lines, matches and the device's overlap cross chunk
 /// boundaries many times; CPU threads read through the map.
 #[test]
@@ -135,6 +163,17 @@ fn auto_hybrid_small_chunks_map() {
     check(&[
         ("GSEARCH_HYBRID_CHUNK", "4099"),
         ("GSEARCH_BATCH_BYTES", "8192"),
+    ]);
+}
+
+/// A first chunk smaller than the others (which a CPU thread searches
+/// while a regex's device starts): its boundary is crossed as the others'.
+#[test]
+fn auto_hybrid_small_first_chunk() {
+    check(&[
+        ("GSEARCH_HYBRID_CHUNK", "8192"),
+        ("GSEARCH_HYBRID_FIRST", "1001"),
+        ("GSEARCH_BATCH_BYTES", "16384"),
     ]);
 }
 

@@ -200,16 +200,26 @@ pub const ENVIRONMENT: &[EnvVar] = &[
     var(
         "GSEARCH_AUTO_MIN_BYTES",
         Tests,
-        "Input size in bytes from which --engine auto considers a device.",
-        "1073741824 (1 GiB)",
+        "Input size in bytes from which --engine auto considers a device: 1 GiB, or for a \
+         rule set on one file (which its cost model weighs) 64 MiB per core, from 128 MiB on \
+         2 cores; this value sets both.",
+        "1073741824 (1 GiB); 64 MiB per core for a rule set on one file",
     ),
     var(
         "GSEARCH_HYBRID_CHUNK",
         Tests,
         "Bytes per chunk of the queue that CPU threads and the device share when auto \
-         searches one big file with both.",
-        "33554432 (32 MiB), or 4 MiB for each fill thread where that is more (64 MiB with \
-         16 fill threads)",
+         searches one big file with both (the first is GSEARCH_HYBRID_FIRST, the last \
+         shrink towards the end).",
+        "33554432 (32 MiB)",
+    ),
+    var(
+        "GSEARCH_HYBRID_FIRST",
+        Tests,
+        "Bytes of that queue's first chunk, which a CPU thread searches while a regex's \
+         device starts, so the first lines need not wait for it; 0 makes it as big as the \
+         others.",
+        "8388608 (8 MiB)",
     ),
     var(
         "GSEARCH_SEGMENT",

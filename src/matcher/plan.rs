@@ -321,10 +321,27 @@ impl Plan {
     /// confirmed when its stream ends, so the compiles no longer follow
     /// the stream (H200, 1,000 rules over 4.34 GB: 256 of its 754 ms).
     pub fn warming<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.warming_once(&|| true, f)
+    }
+
+    /// [`Plan::warming`], the compiles starting only once `ready` says so
+    /// (a device is searching): while the CPU searches alone, it compiles
+    /// only the units whose factors occur, and compiling the others took
+    /// cores from it (2 cores, 200 rules over 210 MB with no device: 1.0-1.2 s
+    /// against 0.77 s).
+    pub fn warming_once<R>(&self, ready: &(dyn Fn() -> bool + Sync), f: impl FnOnce() -> R) -> R {
         let Some(rules) = &self.rules else { return f() };
         let (stop, threads) = (AtomicBool::new(false), (crate::sys::cores() / 4).max(1));
         std::thread::scope(|s| {
-            s.spawn(|| rules.warm(threads, &stop));
+            s.spawn(|| {
+                while !ready() {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                rules.warm(threads, &stop)
+            });
             let r = f();
             stop.store(true, Ordering::Relaxed);
             r

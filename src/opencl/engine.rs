@@ -376,6 +376,18 @@ impl OpenClEngine {
         Self::literal_engines(infos, kind, set, opts)
     }
 
+    /// [`OpenClEngine::open_all`] on devices already selected
+    /// ([`select_all`]'s answer).
+    pub fn open_selected(
+        infos: Vec<DeviceInfo>,
+        set: &LiteralSet,
+        min_batch: usize,
+    ) -> Result<Vec<OpenClEngine>, EngineError> {
+        let opts = Self::literal_options(set, min_batch);
+        let kind = literal_kind(&non_empty(set), &opts)?;
+        Self::literal_engines(infos, kind, set, opts)
+    }
+
     /// `GSEARCH_*`'s options, batches of at least `min_batch` bytes, and a
     /// forced kernel dropped when it cannot search `set`.
     fn literal_options(set: &LiteralSet, min_batch: usize) -> EngineOptions {
@@ -460,6 +472,16 @@ impl OpenClEngine {
         min_batch: usize,
     ) -> Result<Vec<OpenClEngine>, EngineError> {
         let infos = select_all(sels).map_err(|e| EngineError::Device(e.to_string()))?;
+        Self::open_selected_dfa(infos, spec, min_batch)
+    }
+
+    /// [`OpenClEngine::open_all_dfa`] on devices already selected
+    /// ([`select_all`]'s answer).
+    pub fn open_selected_dfa(
+        infos: Vec<DeviceInfo>,
+        spec: &DfaSpec,
+        min_batch: usize,
+    ) -> Result<Vec<OpenClEngine>, EngineError> {
         Self::dfa_engines(infos, spec, EngineOptions::from_env_min_batch(min_batch))
     }
 

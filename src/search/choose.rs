@@ -18,17 +18,43 @@ use crate::walk::explicit_bytes;
 /// One engine per device, at least one.
 pub type Engines = Vec<OpenClEngine>;
 
-/// Input size from which `auto` starts a GPU: about what ripgrep searches
-/// in the time OpenCL takes to start.
+/// Input size from which `auto` starts a GPU without weighing it: about
+/// what ripgrep searches in the time OpenCL takes to start.
 pub const AUTO_MIN_BYTES: u64 = 1 << 30;
+
+/// Input size from which `auto` weighs a device with its cost model
+/// (`search::cost`: the CPU's pace timed on the file's first MiB) for a
+/// rule set on one file (the hybrid queue, `hybrid::min_bytes`), at
+/// least: see [`auto_weighed_min_bytes`]. Below it the device cannot pay
+/// even for the heaviest sets on few cores. (For lighter work the
+/// measurement itself would show: 2,000 words over 105 MB on 2 cores, `|
+/// head -1` 17 ms against 9 ms.)
+pub const AUTO_WEIGHED_MIN_BYTES: u64 = 64 << 20;
 
 /// [`AUTO_MIN_BYTES`], or `GSEARCH_AUTO_MIN_BYTES` (for tests, which need
 /// the `auto` paths on small files).
 pub fn auto_min_bytes() -> u64 {
+    min_bytes_or(AUTO_MIN_BYTES)
+}
+
+/// The size from which `auto` weighs a device for a rule set on one file
+/// on `cores` cores: [`AUTO_MIN_BYTES`] on 16 cores or more, shrinking
+/// with the cores (the CPU's time grows as they fall) to
+/// [`AUTO_WEIGHED_MIN_BYTES`]: 128 MiB on 2 cores. On 16 cores, 200 rules
+/// over 965 MB took 0.50-0.78 s on the CPU and 0.57-0.63 s with the
+/// device, whose start-up delayed `| head -1` from 0.24 to 0.55 s; on 2
+/// cores, 3.2-3.8 s on the CPU and 0.78-1.02 s with the device
+/// (`| head -1`: 0.35 and 0.69 s). Or `GSEARCH_AUTO_MIN_BYTES` (tests).
+pub fn auto_weighed_min_bytes(cores: usize) -> u64 {
+    let scaled = AUTO_MIN_BYTES / 16 * cores as u64;
+    min_bytes_or(scaled.clamp(AUTO_WEIGHED_MIN_BYTES, AUTO_MIN_BYTES))
+}
+
+fn min_bytes_or(default: u64) -> u64 {
     std::env::var("GSEARCH_AUTO_MIN_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(AUTO_MIN_BYTES)
+        .unwrap_or(default)
 }
 
 /// The device engines to use for the plan's literal set (one per device
@@ -57,7 +83,7 @@ pub fn engines(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Op
             }
         }
         EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
-            if !auto_may_start_device(cfg) {
+            if !auto_may_start_device(cfg, auto_min_bytes()) {
                 return Ok(None);
             }
             let sels = selectors(cfg, DeviceSelector::Auto);
@@ -94,7 +120,7 @@ fn weighed(cfg: &Config, set: &LiteralSet) -> bool {
         EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2
     ) && set.patterns.len() >= crate::engine::hashed::HASHED_MIN_PATTERNS
         && !cfg.needs_cpu_searcher()
-        && auto_may_start_device(cfg)
+        && auto_may_start_device(cfg, auto_min_bytes())
 }
 
 impl Opening {
@@ -145,7 +171,9 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
             }
         }
         EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
-            if !auto_may_start_device(cfg) || cfg.patterns.len() > AUTO_MAX_DFA_PATTERNS {
+            if !auto_may_start_device(cfg, auto_min_bytes())
+                || cfg.patterns.len() > AUTO_MAX_DFA_PATTERNS
+            {
                 return Ok(None);
             }
             let sels = selectors(cfg, DeviceSelector::Auto);
@@ -201,13 +229,13 @@ pub fn dfa_possible(cfg: &Config) -> bool {
 /// 8 groups, kernel 391 ms), 200 rules 1.23 s and 7.8 s (tables 7 s).
 /// Each DFA group is one more pass over the text. (One big file goes to
 /// `search::hybrid` before this, where the CPU and the devices share it.)
-const AUTO_MAX_DFA_PATTERNS: usize = 2;
+pub const AUTO_MAX_DFA_PATTERNS: usize = 2;
 const AUTO_MAX_DFA_GROUPS: usize = 8;
 
-/// Whether `auto` may start a device at all: big explicit files (not
-/// standard input) and a search that reads them whole.
-fn auto_may_start_device(cfg: &Config) -> bool {
-    let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
+/// Whether `auto` may start a device at all: explicit files of at least
+/// `min` bytes (not standard input) and a search that reads them whole.
+fn auto_may_start_device(cfg: &Config, min: u64) -> bool {
+    let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= min);
     big && !stops_early(cfg) && !cfg.paths.iter().any(|p| p.as_os_str() == "-")
 }
 
@@ -326,5 +354,17 @@ mod tests {
         assert_eq!(gpus(&cpu, false), None);
         let pre = ["--pre", "cat", "--opencl-device", "nvidia", "x", f];
         assert_eq!(gpus(&pre, false), None);
+    }
+
+    #[test]
+    fn a_rule_set_is_weighed_on_smaller_files_with_fewer_cores() {
+        if std::env::var_os("GSEARCH_AUTO_MIN_BYTES").is_some() {
+            return;
+        }
+        assert_eq!(auto_weighed_min_bytes(1), 64 << 20);
+        assert_eq!(auto_weighed_min_bytes(2), 128 << 20);
+        assert_eq!(auto_weighed_min_bytes(8), 512 << 20);
+        assert_eq!(auto_weighed_min_bytes(16), 1 << 30);
+        assert_eq!(auto_weighed_min_bytes(64), 1 << 30);
     }
 }

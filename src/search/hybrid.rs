@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use grep_matcher::Matcher;
 use termcolor::WriteColor;
 
 use crate::cli::config::Config;
@@ -32,24 +31,14 @@ use crate::matcher::fed::Piece;
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::{binary_detection, searcher};
-use crate::opencl::{BatchSource, DeviceSelector, OpenClEngine};
+use crate::opencl::{BatchSource, DeviceInfo, DeviceSelector, OpenClEngine};
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::stats::keeps_stats;
 use crate::output::writer::stdout;
 use crate::pipeline::readahead::ReadAhead;
-use crate::search::{cost, streamed};
+use crate::search::chunks::{Layout, chunk, chunk_lines, first_chunk};
+use crate::search::{chunks, cost, streamed};
 use crate::sys::guard::GuardedMap;
-
-/// Bytes per chunk: what one CPU thread searches between two claims, and
-/// at most a device batch minus the overlap.
-const CHUNK_DEFAULT: usize = 32 << 20;
-
-/// The chunk size: [`CHUNK_DEFAULT`], or `GSEARCH_HYBRID_CHUNK` (tests use
-/// small chunks so that lines and matches cross chunk boundaries).
-fn chunk() -> usize {
-    static C: OnceLock<usize> = OnceLock::new();
-    *C.get_or_init(|| crate::sys::env_count("GSEARCH_HYBRID_CHUNK").unwrap_or(CHUNK_DEFAULT))
-}
 
 /// Whether this search suits the hybrid path: a small literal set, or
 /// regexes (a rule set included) the DFA kernel can run.
@@ -70,7 +59,20 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         && cfg.max_count.is_none()
         && !cfg.lists_files()
         && cfg.use_mmap
-        && size >= crate::search::choose::auto_min_bytes()
+        && size >= min_bytes(cfg, literals)
+}
+
+/// The size from which a file goes to the hybrid queue: a rule set is
+/// weighed by the cost model from `choose::auto_weighed_min_bytes` (less
+/// on fewer cores), as its search takes long enough for the measurement
+/// not to show; other work from `choose::auto_min_bytes`, below which the
+/// CPU wins and the measurement would delay a `| head -1` by milliseconds.
+fn min_bytes(cfg: &Config, literals: Option<&LiteralSet>) -> u64 {
+    if literals.is_none() && cfg.patterns.len() > crate::search::choose::AUTO_MAX_DFA_PATTERNS {
+        crate::search::choose::auto_weighed_min_bytes(crate::sys::cores())
+    } else {
+        crate::search::choose::auto_min_bytes()
+    }
 }
 
 /// State the CPU threads and the device thread share. The device thread
@@ -88,6 +90,8 @@ struct Shared {
     cancelled: AtomicBool,
     /// The next chunk to claim.
     next: AtomicUsize,
+    /// Where each chunk lies.
+    layout: Layout,
     /// Per chunk: its answer, once it has one.
     slots: Vec<OnceLock<Answer>>,
     /// Chunks answered (by either side).
@@ -98,6 +102,9 @@ struct Shared {
     stopped: AtomicBool,
     cpu_chunks: AtomicUsize,
     device_chunks: AtomicUsize,
+    /// Whether the device thread found a device to open (set once it has
+    /// listed them).
+    found: OnceLock<bool>,
     /// When the device started taking chunks.
     device_ready: OnceLock<Instant>,
     device_note: Mutex<Vec<String>>,
@@ -124,21 +131,23 @@ impl Answer {
 }
 
 impl Shared {
-    /// Nothing claimed yet, for a file of `size` bytes.
-    fn new(size: usize, ahead: Option<ReadAhead<'static>>) -> Shared {
+    /// Nothing claimed yet, for a file of `size` bytes searched by
+    /// `threads` CPU threads.
+    fn new(size: usize, threads: usize, ahead: Option<ReadAhead<'static>>) -> Shared {
+        let layout = Layout::new(size, threads);
         Shared {
             size,
             cpu_rate: AtomicU64::new(0),
             cancelled: AtomicBool::new(false),
             next: AtomicUsize::new(0),
-            slots: (0..size.div_ceil(chunk()))
-                .map(|_| OnceLock::new())
-                .collect(),
+            slots: (0..layout.len()).map(|_| OnceLock::new()).collect(),
+            layout,
             done: AtomicUsize::new(0),
             answered: (Mutex::new(false), std::sync::Condvar::new()),
             stopped: AtomicBool::new(false),
             cpu_chunks: AtomicUsize::new(0),
             device_chunks: AtomicUsize::new(0),
+            found: OnceLock::new(),
             device_ready: OnceLock::new(),
             device_note: Mutex::new(Vec::new()),
             ahead,
@@ -183,9 +192,7 @@ impl Shared {
                 crate::pipeline::readahead::window() >> 20
             ));
         }
-        if let Ok(n) = self.device_note.lock() {
-            report.extend(n.iter().cloned());
-        }
+        report.extend(self.notes());
         report
     }
 
@@ -197,7 +204,7 @@ impl Shared {
             return None;
         }
         if let Some(a) = &self.ahead {
-            a.reached(i * chunk());
+            a.reached(self.layout.bytes(i).0);
         }
         Some(i)
     }
@@ -307,6 +314,14 @@ impl Shared {
         device_rate * cpu_chunk.as_secs_f64() > yielders as f64
     }
 
+    /// The device's notes so far.
+    fn notes(&self) -> Vec<String> {
+        self.device_note
+            .lock()
+            .map(|n| n.clone())
+            .unwrap_or_default()
+    }
+
     fn note(&self, line: String) {
         if let Ok(mut n) = self.device_note.lock() {
             n.push(line);
@@ -336,14 +351,16 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     };
     let threads = crate::sys::cores();
     let ahead = ReadAhead::cold_file(&file, map.len());
-    let shared = Arc::new(Shared::new(map.len(), ahead));
+    let shared = Arc::new(Shared::new(map.len(), threads, ahead));
     let mut work = DeviceWork::of(cfg, plan);
     let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
-    // Regexes: the device starts beside the CPU's measurement (its
-    // start-up is the longer; a rule set's first MiB compiles the rules
-    // whose factors occur there).
+    // Regexes on a file of a GiB or more: the device starts beside the
+    // CPU's measurement (its start-up is the longer; a rule set's first
+    // MiB compiles the rules whose factors occur there). On a smaller file
+    // the measurement often says no, and a driver left starting would take
+    // a core from the CPU's search.
     let mut device = None;
-    if waits {
+    if waits && map.len() as u64 >= crate::search::choose::auto_min_bytes() {
         device = work
             .take()
             .and_then(|w| spawn_device(cfg, w, &file, &shared));
@@ -360,22 +377,34 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         let note = format!("device: not started ({why})");
         return crate::search::cpu::search_cpu_noted(cfg, plan, &[note]);
     }
-    if !waits {
+    if device.is_none() {
         device = work.and_then(|w| spawn_device(cfg, w, &file, &shared));
     }
-    // Where the CPU waited for the device, its workers decide at once
-    // whether to search, from the device's first chunks and the CPU's pace.
-    let first = (waits && wait_for_device(&shared, device.as_ref()))
-        .then(|| std::time::Duration::from_secs_f64(pace * chunk() as f64));
+    // Regexes, and no device found after all (a machine without a GPU):
+    // the CPU engine searches as it does alone, its big-file path
+    // streaming small segments, rather than in the queue's chunks.
+    if waits && !device_found(&shared, &mut device) {
+        drop(map);
+        return crate::search::cpu::search_cpu_noted(cfg, plan, &shared.notes());
+    }
     let run = || {
         let search = || {
+            // Regexes: the file's first chunk (a small one: `first_chunk`)
+            // is searched here while the device starts, so the first lines
+            // need not wait for it; the workers then decide at once whether
+            // to search, from the device's first chunks and the CPU's pace.
+            if waits {
+                eager_chunk(&shared, (&file, &map), plan);
+            }
+            let first = waits && wait_for_device(&shared, device.as_ref());
+            let first = first.then(|| std::time::Duration::from_secs_f64(pace * chunk() as f64));
             cpu_workers(&shared, (&file, &map), plan, (threads, first));
             settle_device(device, &shared);
         };
         if waits {
             // The device's candidates are confirmed after the search, or
             // chunk by chunk where the output streams.
-            plan.warming(search);
+            plan.warming_once(&|| shared.device_ready.get().is_some(), search);
         } else {
             search();
         }
@@ -437,13 +466,13 @@ impl DeviceWork {
     /// One engine per device, with batches that hold a chunk and its
     /// overlap (a DFA batch needs none: the kernel always reports the line
     /// a batch ends inside).
-    fn open(&self, sels: &[DeviceSelector]) -> Result<Vec<OpenClEngine>, EngineError> {
+    fn open(&self, infos: Vec<DeviceInfo>) -> Result<Vec<OpenClEngine>, EngineError> {
         match self {
             DeviceWork::Literals(set) => {
                 let longest = set.patterns.iter().map(Vec::len).max().unwrap_or(0);
-                OpenClEngine::open_all(sels, set, chunk() + longest)
+                OpenClEngine::open_selected(infos, set, chunk() + longest)
             }
-            DeviceWork::Dfa(spec) => OpenClEngine::open_all_dfa(sels, spec, chunk()),
+            DeviceWork::Dfa(spec) => OpenClEngine::open_selected_dfa(infos, spec, chunk()),
         }
     }
 }
@@ -460,6 +489,24 @@ fn spawn_device(
         .name("gsearch-device".into())
         .spawn(move || device_thread(&sels, &work, &file, &shared))
         .ok()
+}
+
+/// Waits until the device thread has listed the devices, and says whether
+/// it found one; if not, its thread is joined (its notes are complete).
+fn device_found(shared: &Shared, device: &mut Option<std::thread::JoinHandle<()>>) -> bool {
+    let Some(handle) = device else {
+        return false;
+    };
+    while shared.found.get().is_none() && !handle.is_finished() {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    if shared.found.get() == Some(&true) {
+        return true;
+    }
+    if let Some(h) = device.take() {
+        let _ = h.join();
+    }
+    false
 }
 
 /// Holds the CPU workers back until the device is ready (or its thread
@@ -523,7 +570,6 @@ fn cpu_worker(
     (yields, threads): (usize, usize),
     first: Option<std::time::Duration>,
 ) {
-    let data: &[u8] = map;
     let mut took = first;
     loop {
         let step_back = |t| {
@@ -534,22 +580,44 @@ fn cpu_worker(
         if took.is_some_and(step_back) {
             break;
         }
-        let Some(i) = shared.claim() else {
-            break;
-        };
         let t = Instant::now();
-        let (lines, has_nul) = if read_mode_pread() {
-            cpu_chunk_pread(file, data, i, &plan.line_matcher())
-        } else {
-            let r = cpu_chunk(data, i, &plan.line_matcher());
-            // Searched: its pages leave the RSS (the device reads with
-            // pread, so only these were mapped in).
-            let (a, b) = chunk_lines(data, i);
-            map.release(a..b);
-            r
-        };
-        shared.answer(i, lines, has_nul, false);
+        if !search_claimed(shared, (file, map), plan) {
+            break;
+        }
         took = Some(t.elapsed());
+    }
+}
+
+/// Searches the next chunk on this thread, if one is left (false if not),
+/// and records its answer.
+fn search_claimed(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Plan) -> bool {
+    let Some(i) = shared.claim() else {
+        return false;
+    };
+    let (data, own, stop): (&[u8], _, _) = (map, shared.layout.bytes(i), &shared.stopped);
+    let answer = if chunks::read_mode_pread() {
+        chunks::cpu_chunk_pread(file, data, own, &plan.line_matcher(), stop)
+    } else {
+        let r = chunks::cpu_chunk(data, own, &plan.line_matcher(), stop);
+        // Searched: its pages leave the RSS (the device reads with
+        // pread, so only these were mapped in).
+        let (a, b) = chunk_lines(data, own);
+        map.release(a..b);
+        r
+    };
+    // (None: the output stopped while it was searched.)
+    if let Some((lines, has_nul)) = answer {
+        shared.answer(i, lines, has_nul, false);
+    }
+    true
+}
+
+/// While the device starts (regexes): the first chunk on this thread, if
+/// the layout has a small one ([`first_chunk`]), so that the first lines
+/// of the output leave without waiting for the device.
+fn eager_chunk(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Plan) {
+    if first_chunk() < chunk() {
+        search_claimed(shared, (file, map), plan);
     }
 }
 
@@ -596,8 +664,13 @@ fn answer_unanswered(shared: &Shared, data: &[u8], plan: &Plan) {
         if shared.stopped.load(Ordering::Acquire) {
             return;
         }
-        if shared.slots[i].get().is_none() {
-            let (lines, has_nul) = cpu_chunk(data, i, &plan.line_matcher());
+        if shared.slots[i].get().is_some() {
+            continue;
+        }
+        let own = shared.layout.bytes(i);
+        if let Some((lines, has_nul)) =
+            chunks::cpu_chunk(data, own, &plan.line_matcher(), &shared.stopped)
+        {
             shared.answer(i, lines, has_nul, false);
         }
     }
@@ -675,7 +748,7 @@ fn print_streaming<W: WriteColor>(
                 };
                 let offsets = answer.take();
                 let piece = match answer.nul {
-                    true => streamed::undecided_from(data, chunk_bytes(data, i).0),
+                    true => streamed::undecided_from(data, shared.layout.bytes(i).0),
                     false if plan.exact_lines => Piece::Starts(offsets),
                     false => Piece::Starts(confirm_lines(&offsets, map, plan, crate::sys::cores())),
                 };
@@ -698,7 +771,12 @@ fn print_streaming<W: WriteColor>(
 /// thread until none are left.
 fn device_thread(sels: &[DeviceSelector], work: &DeviceWork, file: &File, shared: &Shared) {
     let t = Instant::now();
-    let engines = match work.open(sels) {
+    let found = crate::opencl::select_all(sels);
+    let _ = shared.found.set(found.is_ok());
+    let opened = found
+        .map_err(|e| EngineError::Device(e.to_string()))
+        .and_then(|infos| work.open(infos));
+    let engines = match opened {
         Ok(e) => e,
         Err(e) => {
             let named = |s: &DeviceSelector| !matches!(s, DeviceSelector::Auto);
@@ -788,7 +866,7 @@ fn feed_device(
             let mut offsets = set.offsets;
             let owned = offsets.partition_point(|&o| (o as usize) < owned_end);
             offsets.truncate(owned);
-            let base = (i * chunk()) as u64;
+            let base = shared.layout.bytes(i).0 as u64;
             offsets.iter_mut().for_each(|o| *o += base);
             chunks += u64::from(shared.answer(i, offsets, has_nul, true));
             true
@@ -811,110 +889,6 @@ fn selectors(cfg: &Config) -> Vec<DeviceSelector> {
     crate::search::choose::selectors(cfg, DeviceSelector::Auto)
 }
 
-/// How CPU threads read their chunks: through the memory map (default) or
-/// with `pread` into a small per-thread buffer that stays in cache
-/// (`GSEARCH_HYBRID_READ=pread`), which spares page-table work on very
-/// large files.
-fn read_mode_pread() -> bool {
-    std::env::var("GSEARCH_HYBRID_READ").is_ok_and(|v| v == "pread")
-}
-
-/// The byte range of the lines that touch chunk `i`: from the start of the
-/// line holding the chunk's first byte to the end of the line holding its
-/// last, each moved over lines whose answer needs the line before them
-/// (`pipeline::lines::prev_line_start`, `next_line_start`). Lines that
-/// cross a chunk boundary are examined by both chunks, so a line is never
-/// lost between a CPU chunk (which reports whole lines) and a device chunk
-/// (which reports occurrences starting in its bytes).
-fn chunk_lines(data: &[u8], i: usize) -> (usize, usize) {
-    let (first, end) = chunk_bytes(data, i);
-    let a = crate::pipeline::lines::prev_line_start(data, first);
-    let b = crate::pipeline::lines::next_line_start(data, end);
-    (a, b)
-}
-
-/// Chunk `i`'s own bytes.
-fn chunk_bytes(data: &[u8], i: usize) -> (usize, usize) {
-    let first = (i * chunk()).min(data.len());
-    (first, ((i + 1) * chunk()).min(data.len()))
-}
-
-/// The offset chunk `i` reports for its matching line `start..end`: the
-/// line's start, or the chunk's first byte for the line that began before
-/// the chunk; none for a line outside the chunk's bytes ([`chunk_lines`]
-/// may reach past them, to start where a search may begin).
-fn chunk_offset(data: &[u8], i: usize, (start, end): (usize, usize)) -> Option<u64> {
-    let (first, last) = chunk_bytes(data, i);
-    (end > first && start < last).then_some(start.max(first) as u64)
-}
-
-/// [`cpu_chunk`] reading the file with `pread` into a 1 MiB buffer: whole
-/// lines are searched while they are in cache, the partial last line is
-/// carried to the next read. (The map is only used to find the chunk's
-/// line boundaries.)
-fn cpu_chunk_pread<M: Matcher>(
-    file: &File,
-    data: &[u8],
-    i: usize,
-    matcher: &M,
-) -> (Vec<u64>, bool) {
-    use std::os::unix::fs::FileExt;
-    const PIECE: usize = 1 << 20;
-    let (a, b) = chunk_lines(data, i);
-    let mut out = Vec::new();
-    let mut has_nul = false;
-    let mut buf = vec![0u8; PIECE * 2];
-    let (mut pos, mut carry) = (a, 0usize);
-    while pos < b || carry > 0 {
-        if buf.len() - carry < PIECE {
-            buf.resize(buf.len() * 2, 0);
-        }
-        let want = (buf.len() - carry).min(b - pos);
-        let n = match file.read_at(&mut buf[carry..carry + want], pos as u64) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => 0,
-        };
-        let last = n == 0 || pos + n >= b;
-        let region = &buf[..carry + n];
-        let base = pos - carry;
-        pos += n;
-        // Complete lines only (all of it once the range is read), up to
-        // where a search may begin afresh.
-        let end = if last {
-            region.len()
-        } else {
-            crate::pipeline::lines::prev_line_start(region, region.len())
-        };
-        let lines = &region[..end];
-        has_nul |= memchr::memchr(0, lines).is_some();
-        crate::pipeline::lines::for_each_matching_line(lines, matcher, |s, e| {
-            out.extend(chunk_offset(data, i, (base + s, base + e)));
-        });
-        if last {
-            break;
-        }
-        let rest = region.len() - end;
-        buf.copy_within(end..end + rest, 0);
-        carry = rest;
-    }
-    (out, has_nul)
-}
-
-/// The matching lines that touch chunk `i`, each as its start, or as the
-/// chunk's first byte for the line that began before the chunk: every
-/// offset lies in the chunk's own bytes, so the chunks' answers in chunk
-/// order are sorted.
-fn cpu_chunk<M: Matcher>(data: &[u8], i: usize, matcher: &M) -> (Vec<u64>, bool) {
-    let (a, b) = chunk_lines(data, i);
-    let seg = &data[a..b];
-    let mut hits = Vec::new();
-    crate::pipeline::lines::for_each_matching_line(seg, matcher, |s, e| {
-        hits.extend(chunk_offset(data, i, (a + s, a + e)));
-    });
-    (hits, memchr::memchr(0, seg).is_some())
-}
-
 /// Feeds the device chunks claimed from the shared counter.
 struct Feeder<'a> {
     file: &'a File,
@@ -934,8 +908,8 @@ impl BatchSource for Feeder<'_> {
         }
         let i = self.shared.claim()?;
         let size = self.shared.size;
-        let from = i * chunk();
-        let owned = chunk().min(size - from);
+        let (from, end) = self.shared.layout.bytes(i);
+        let owned = end - from;
         let want = (owned + self.overlap).min(size - from);
         let (n, err, has_nul) =
             crate::pipeline::fill::pread_parallel(self.file, &mut buf[..want], from as u64);
