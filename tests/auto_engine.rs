@@ -431,14 +431,64 @@ fn opencl_one_big_file_stops_at_a_closed_pipe() {
     }
 }
 
-fn stops_at_a_closed_pipe(f: &tempfile::NamedTempFile, args: &[&str]) {
-    use std::io::{BufRead, Read};
+/// A closed pipe stops `auto`'s hybrid queue on one big file: CPU
+/// threads and the device leave the chunks unclaimed (a rule set, whose
+/// lines stream).
+#[test]
+fn auto_hybrid_stops_at_a_closed_pipe() {
+    let f = corpus();
     let size = f.as_file().metadata().unwrap().len();
+    let chunk = 16384;
+    let env = auto_env(&[
+        ("GSEARCH_HYBRID_CHUNK", "16384"),
+        ("GSEARCH_HYBRID_FIRST", "0"),
+    ]);
+    let args = ["-e", "n[e]+dle", "-e", "NE+DLE", "-e", "Ne+dle"];
+    let trace = first_line_then_close(&f, &args, &env);
+    let chunks: Vec<u64> = trace
+        .lines()
+        .find_map(|l| l.split("chunks: ").nth(1))
+        .map(|l| l.split(' ').filter_map(|w| w.parse().ok()).collect())
+        .unwrap_or_else(|| panic!("{trace}"));
+    let answered: u64 = chunks.iter().sum();
+    assert!(
+        answered < size.div_ceil(chunk) / 2,
+        "{answered} of {} chunks answered: {trace}",
+        size.div_ceil(chunk)
+    );
+}
+
+fn stops_at_a_closed_pipe(f: &tempfile::NamedTempFile, args: &[&str]) {
+    let size = f.as_file().metadata().unwrap().len();
+    let env = [
+        ("GSEARCH_ENGINE", "opencl"),
+        ("GSEARCH_BATCH_BYTES", "8192"),
+    ];
+    let trace = first_line_then_close(f, args, &env);
+    let streamed: u64 = trace
+        .lines()
+        .find_map(|l| l.split("opencl stream: ").nth(1))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{trace}"));
+    assert!(
+        streamed < size / 2,
+        "{args:?}: {streamed} of {size} bytes streamed"
+    );
+}
+
+/// Runs gsearch on `f` under `env`, reads the first line of its output
+/// (which must hold "needle"), closes the pipe and returns the trace.
+fn first_line_then_close(
+    f: &tempfile::NamedTempFile,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> String {
+    use std::io::{BufRead, Read};
     let mut child = Command::new(env!("CARGO_BIN_EXE_gsearch"))
         .args(args)
         .arg(f.path())
-        .env("GSEARCH_ENGINE", "opencl")
-        .env("GSEARCH_BATCH_BYTES", "8192")
+        .envs(env.iter().copied())
         .env("GSEARCH_TRACE", "1")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -457,16 +507,7 @@ fn stops_at_a_closed_pipe(f: &tempfile::NamedTempFile, args: &[&str]) {
         .unwrap();
     child.wait().unwrap();
     assert!(first.contains("needle"), "{first:?}");
-    let streamed: u64 = trace
-        .lines()
-        .find_map(|l| l.split("opencl stream: ").nth(1))
-        .and_then(|l| l.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{trace}"));
-    assert!(
-        streamed < size / 2,
-        "{args:?}: {streamed} of {size} bytes streamed"
-    );
+    trace
 }
 
 /// `GSEARCH_CHAR16_PRMT=1` builds char16's nibble filter with NVIDIA's

@@ -209,8 +209,7 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "GSEARCH_HYBRID_CHUNK",
         Tests,
         "Bytes per chunk of the queue that CPU threads and the device share when auto \
-         searches one big file with both (the first is GSEARCH_HYBRID_FIRST, the last \
-         shrink towards the end).",
+         searches one big file with both (the first is GSEARCH_HYBRID_FIRST).",
         "33554432 (32 MiB)",
     ),
     var(

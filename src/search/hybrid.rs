@@ -131,10 +131,9 @@ impl Answer {
 }
 
 impl Shared {
-    /// Nothing claimed yet, for a file of `size` bytes searched by
-    /// `threads` CPU threads.
-    fn new(size: usize, threads: usize, ahead: Option<ReadAhead<'static>>) -> Shared {
-        let layout = Layout::new(size, threads);
+    /// Nothing claimed yet, for a file of `size` bytes.
+    fn new(size: usize, ahead: Option<ReadAhead<'static>>) -> Shared {
+        let layout = Layout::new(size);
         Shared {
             size,
             cpu_rate: AtomicU64::new(0),
@@ -351,7 +350,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     };
     let threads = crate::sys::cores();
     let ahead = ReadAhead::cold_file(&file, map.len());
-    let shared = Arc::new(Shared::new(map.len(), threads, ahead));
+    let shared = Arc::new(Shared::new(map.len(), ahead));
     let mut work = DeviceWork::of(cfg, plan);
     let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
     // Regexes on a file of a GiB or more: the device starts beside the
@@ -421,6 +420,9 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     if map.faulted() {
         crate::err_message!("{}: {}", path.display(), crate::sys::guard::shrank_error());
     }
+    if !cfg.stats && crate::sys::trace::enabled() {
+        crate::sys::trace::lines(&shared.report(plan, threads));
+    }
     let result = match result {
         Ok(r) => r,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(false),
@@ -429,9 +431,6 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             SearchResult::default()
         }
     };
-    if !cfg.stats && crate::sys::trace::enabled() {
-        crate::sys::trace::lines(&shared.report(plan, threads));
-    }
     if keeps_stats(cfg) {
         let stats = result.stats.clone().unwrap_or_default();
         let report = shared.report(plan, threads);
@@ -746,6 +745,10 @@ fn print_streaming<W: WriteColor>(
                 let Some(answer) = shared.wait_answer(i) else {
                     break;
                 };
+                // The output has ended: no chunk is confirmed for it.
+                if shared.stopped.load(Ordering::Acquire) {
+                    break;
+                }
                 let offsets = answer.take();
                 let piece = match answer.nul {
                     true => streamed::undecided_from(data, shared.layout.bytes(i).0),
@@ -761,7 +764,12 @@ fn print_streaming<W: WriteColor>(
         // The DFA's candidates left after confirmation (a line too long to
         // confirm is kept) are decided again where they are printed.
         let candidates = !plan.exact_lines;
-        streamed::print_fed((cfg, plan), path, map, (rx, candidates), printer)
+        let printed = streamed::print_fed((cfg, plan), path, map, (rx, candidates), printer);
+        // Printed, or the pipe closed: the chunks being searched are left
+        // (H200, 2 cores, `| head -1`: the next chunk's confirmation took
+        // 130 ms more before the closed pipe was seen).
+        shared.stop_claims();
+        printed
     })
 }
 
