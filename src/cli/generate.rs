@@ -215,10 +215,10 @@ pub const ENVIRONMENT: &[EnvVar] = &[
     var(
         "GSEARCH_HYBRID_FIRST",
         Tests,
-        "Bytes of that queue's first chunk, which a CPU thread searches while a regex's \
-         device starts, so the first lines need not wait for it; 0 makes it as big as the \
-         others.",
-        "8388608 (8 MiB)",
+        "Bytes of that queue's first chunk (the next ones double up to the chunk size), \
+         which a CPU thread searches while a regex's device starts, so the first lines need \
+         not wait for it; 0 makes it as big as the others.",
+        "1048576 (1 MiB)",
     ),
     var(
         "GSEARCH_SEGMENT",

@@ -2,11 +2,10 @@
 //! hands to the CPU threads and the devices, and a CPU thread's search of
 //! one chunk.
 //!
-//! The layout ([`Layout`]): a small first chunk, which a CPU thread
-//! searches while a regex's device starts, so the first lines of the
-//! output need not wait for it (H200, 16 cores, 200 rules: the first line
-//! at 0.35 s, 0.1 s before the device's first chunk); then chunks of
-//! [`chunk`] bytes. (Chunks shrinking towards the end, which spared the
+//! The layout ([`Layout`]): small chunks first, each twice the one before
+//! (from [`first_chunk`]), which a CPU thread searches while a regex's
+//! device starts, so the first lines of the output need not wait for it;
+//! then chunks of [`chunk`] bytes. (Chunks shrinking towards the end, which spared the
 //! CPU threads a last chunk alone, made 110 more device batches on 4.34 GB
 //! and `-c` 1.06x as slow; with no device the CPU engine now searches as
 //! alone, so they are not used.)
@@ -22,8 +21,12 @@ use grep_matcher::Matcher;
 /// at most a device batch minus the overlap.
 const CHUNK_DEFAULT: usize = 32 << 20;
 
-/// The first chunk's size by default (see [`first_chunk`]).
-const FIRST_DEFAULT: usize = 8 << 20;
+/// The first chunk's size by default (see [`first_chunk`]): the bytes the
+/// cost model's probe has just searched (`search::cost::cpu_pace`), whose
+/// rules are compiled, so it is answered at once. (8 MiB took 256 ms on 2
+/// cores of the H200 machine beside the device's start, 200 rules: the
+/// first line at 0.35 s, against 0.10 s on the CPU engine.)
+const FIRST_DEFAULT: usize = 1 << 20;
 
 /// Bytes a CPU thread searches between two looks at whether the output
 /// still wants its chunk (a closed pipe).
@@ -61,14 +64,15 @@ pub struct Layout {
 
 impl Layout {
     /// The chunks of a file of `size` bytes: the first [`first_chunk`]
-    /// bytes, each other [`chunk`] (the last what is left).
+    /// bytes, each next twice the one before up to [`chunk`] (the last
+    /// what is left).
     pub fn new(size: usize) -> Layout {
-        let (chunk, first) = (chunk(), first_chunk());
-        let mut starts = vec![0];
-        let mut at = 0;
+        let chunk = chunk();
+        let (mut starts, mut at, mut next) = (vec![0], 0, first_chunk());
         while at < size {
-            at = (at + if at == 0 { first } else { chunk }).min(size);
+            at = (at + next).min(size);
             starts.push(at);
+            next = (next * 2).min(chunk);
         }
         Layout { starts }
     }
@@ -209,10 +213,10 @@ pub fn cpu_chunk_pread<M: Matcher>(
 mod tests {
     use super::*;
 
-    /// A small first chunk, then chunks of the full size; they tile the
-    /// file.
+    /// Small chunks first, doubling, then chunks of the full size; they
+    /// tile the file.
     #[test]
-    fn a_small_first_chunk_then_full_ones() {
+    fn small_chunks_first_then_full_ones() {
         if std::env::var_os("GSEARCH_HYBRID_CHUNK").is_some()
             || std::env::var_os("GSEARCH_HYBRID_FIRST").is_some()
         {
@@ -222,9 +226,9 @@ mod tests {
         let size = 210 * MIB + 12_345;
         let l = Layout::new(size);
         let sizes: Vec<usize> = (0..l.len()).map(|i| l.bytes(i).1 - l.bytes(i).0).collect();
-        assert_eq!(sizes[0], 8 * MIB);
-        assert_eq!(&sizes[1..7], &[32 * MIB; 6]);
-        assert_eq!(sizes[7], 10 * MIB + 12_345);
+        assert_eq!(&sizes[..5], &[MIB, 2 * MIB, 4 * MIB, 8 * MIB, 16 * MIB]);
+        assert_eq!(&sizes[5..10], &[32 * MIB; 5]);
+        assert_eq!(sizes[10], 19 * MIB + 12_345);
         assert_eq!(sizes.iter().sum::<usize>(), size);
         assert!(Layout::new(0).is_empty());
         assert_eq!(Layout::new(5).bytes(0), (0, 5));

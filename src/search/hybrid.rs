@@ -388,12 +388,12 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     }
     let run = || {
         let search = || {
-            // Regexes: the file's first chunk (a small one: `first_chunk`)
-            // is searched here while the device starts, so the first lines
-            // need not wait for it; the workers then decide at once whether
-            // to search, from the device's first chunks and the CPU's pace.
+            // Regexes: the file's first chunks (small ones) are searched
+            // here while the device starts, so the first lines need not
+            // wait for it; the workers then decide at once whether to
+            // search, from the device's first chunks and the CPU's pace.
             if waits {
-                eager_chunk(&shared, (&file, &map), plan);
+                eager_chunks(&shared, (&file, &map), plan);
             }
             let first = waits && wait_for_device(&shared, device.as_ref());
             let first = first.then(|| std::time::Duration::from_secs_f64(pace * chunk() as f64));
@@ -524,7 +524,8 @@ fn wait_for_device(shared: &Shared, device: Option<&std::thread::JoinHandle<()>>
     let limit = 2 * cost::device_startup();
     let paced =
         || shared.device_ready.get().is_some() && shared.device_chunks.load(Ordering::Relaxed) >= 2;
-    while !paced() && !handle.is_finished() && t0.elapsed() < limit {
+    let stopped = || shared.stopped.load(Ordering::Acquire);
+    while !paced() && !handle.is_finished() && !stopped() && t0.elapsed() < limit {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     shared.note(format!(
@@ -611,12 +612,19 @@ fn search_claimed(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Pla
     true
 }
 
-/// While the device starts (regexes): the first chunk on this thread, if
-/// the layout has a small one ([`first_chunk`]), so that the first lines
-/// of the output leave without waiting for the device.
-fn eager_chunk(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Plan) {
-    if first_chunk() < chunk() {
-        search_claimed(shared, (file, map), plan);
+/// While a regex's device starts: chunks on this thread, the small first
+/// ones of the layout (see `chunks`), until the device is ready or found
+/// absent, so that the first lines of the output need not wait for it
+/// (the other workers wait: see [`wait_for_device`]).
+fn eager_chunks(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Plan) {
+    if first_chunk() >= chunk() {
+        return;
+    }
+    let starting = || shared.device_ready.get().is_none() && shared.found.get() != Some(&false);
+    while starting() && !shared.stopped.load(Ordering::Acquire) {
+        if !search_claimed(shared, (file, map), plan) {
+            break;
+        }
     }
 }
 
@@ -626,8 +634,10 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
     let Some(handle) = device else {
         return;
     };
-    // A device that came up is finishing its last batches: waited for.
-    if shared.done.load(Ordering::Acquire) < shared.slots.len()
+    // A device that came up is finishing its last batches: waited for;
+    // one still starting when the output stopped (a closed pipe) is not.
+    let stopped = shared.stopped.load(Ordering::Acquire);
+    if (shared.done.load(Ordering::Acquire) < shared.slots.len() && !stopped)
         || handle.is_finished()
         || shared.device_ready.get().is_some()
     {
@@ -636,9 +646,13 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
         }
     } else {
         DETACHED.store(true, Ordering::Release);
-        shared.note(
-            "device: still starting when the CPU had searched every chunk (not waited for)".into(),
-        );
+        let when = match stopped {
+            true => "the output stopped",
+            false => "the CPU had searched every chunk",
+        };
+        shared.note(format!(
+            "device: still starting when {when} (not waited for)"
+        ));
     }
 }
 
