@@ -201,9 +201,9 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "GSEARCH_AUTO_MIN_BYTES",
         Tests,
         "Input size in bytes from which --engine auto considers a device: 1 GiB, or for a \
-         rule set on one file (which its cost model weighs) 64 MiB per core, from 128 MiB on \
-         2 cores; this value sets both.",
-        "1073741824 (1 GiB); 64 MiB per core for a rule set on one file",
+         rule set on one file (which its cost model weighs) 64 MiB per core for each 200 \
+         rules, from 128 MiB for 200 rules on 2 cores; this value sets both.",
+        "1073741824 (1 GiB); 64 MiB per core and 200 rules for a rule set on one file",
     ),
     var(
         "GSEARCH_HYBRID_CHUNK",

@@ -37,17 +37,21 @@ pub fn auto_min_bytes() -> u64 {
     min_bytes_or(AUTO_MIN_BYTES)
 }
 
-/// The size from which `auto` weighs a device for a rule set on one file
-/// on `cores` cores: [`AUTO_MIN_BYTES`] on 16 cores or more, shrinking
-/// with the cores (the CPU's time grows as they fall) to
-/// [`AUTO_WEIGHED_MIN_BYTES`]: 128 MiB on 2 cores. On 16 cores, 200 rules
-/// over 965 MB took 0.50-0.78 s on the CPU and 0.57-0.63 s with the
-/// device, whose start-up delayed `| head -1` from 0.24 to 0.55 s; on 2
-/// cores, 3.2-3.8 s on the CPU and 0.78-1.02 s with the device
-/// (`| head -1`: 0.35 and 0.69 s). Or `GSEARCH_AUTO_MIN_BYTES` (tests).
-pub fn auto_weighed_min_bytes(cores: usize) -> u64 {
-    let scaled = AUTO_MIN_BYTES / 16 * cores as u64;
-    min_bytes_or(scaled.clamp(AUTO_WEIGHED_MIN_BYTES, AUTO_MIN_BYTES))
+/// The size from which `auto` weighs a device for a rule set of `rules`
+/// patterns on one file on `cores` cores: 64 MiB per core for each 200
+/// rules or part of them, from [`AUTO_WEIGHED_MIN_BYTES`] up to
+/// [`AUTO_MIN_BYTES`] (128 MiB for 200 rules on 2 cores, 1 GiB from 16).
+/// The CPU's time grows as the cores fall; the device's fixed costs (its
+/// DFA groups, the compiles that confirm its candidates) grow with the
+/// rules. H200 machine, 965 MB, against the CPU alone: 200 rules took
+/// 0.23-0.29x its time on 2 cores, 0.45-0.67x on 8 (`| head -1`:
+/// 1.6-2.0x); 1,000 rules 0.40x on 2 cores but 1.0-1.14x on 8, where they
+/// now stay on the CPU. On 16 cores, 200 rules over 965 MB took 0.50-0.78 s
+/// on the CPU and 0.57-0.63 s with the device. Or `GSEARCH_AUTO_MIN_BYTES`
+/// (tests).
+pub fn auto_weighed_min_bytes(cores: usize, rules: usize) -> u64 {
+    let per_core = AUTO_MIN_BYTES / 16 * rules.div_ceil(200).max(1) as u64;
+    min_bytes_or((per_core * cores as u64).clamp(AUTO_WEIGHED_MIN_BYTES, AUTO_MIN_BYTES))
 }
 
 fn min_bytes_or(default: u64) -> u64 {
@@ -357,14 +361,18 @@ mod tests {
     }
 
     #[test]
-    fn a_rule_set_is_weighed_on_smaller_files_with_fewer_cores() {
+    fn a_rule_set_is_weighed_on_smaller_files_with_fewer_cores_and_rules() {
         if std::env::var_os("GSEARCH_AUTO_MIN_BYTES").is_some() {
             return;
         }
-        assert_eq!(auto_weighed_min_bytes(1), 64 << 20);
-        assert_eq!(auto_weighed_min_bytes(2), 128 << 20);
-        assert_eq!(auto_weighed_min_bytes(8), 512 << 20);
-        assert_eq!(auto_weighed_min_bytes(16), 1 << 30);
-        assert_eq!(auto_weighed_min_bytes(64), 1 << 30);
+        assert_eq!(auto_weighed_min_bytes(1, 15), 64 << 20);
+        assert_eq!(auto_weighed_min_bytes(2, 200), 128 << 20);
+        assert_eq!(auto_weighed_min_bytes(8, 200), 512 << 20);
+        assert_eq!(auto_weighed_min_bytes(16, 200), 1 << 30);
+        assert_eq!(auto_weighed_min_bytes(64, 3), 1 << 30);
+        // More rules, bigger files: 1,000 rules from 640 MiB on 2 cores,
+        // on 8 cores from 1 GiB as any work.
+        assert_eq!(auto_weighed_min_bytes(2, 1000), 640 << 20);
+        assert_eq!(auto_weighed_min_bytes(8, 1000), 1 << 30);
     }
 }

@@ -64,12 +64,12 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
 
 /// The size from which a file goes to the hybrid queue: a rule set is
 /// weighed by the cost model from `choose::auto_weighed_min_bytes` (less
-/// on fewer cores), as its search takes long enough for the measurement
+/// on fewer cores and for fewer rules), as its search takes long enough for the measurement
 /// not to show; other work from `choose::auto_min_bytes`, below which the
 /// CPU wins and the measurement would delay a `| head -1` by milliseconds.
 fn min_bytes(cfg: &Config, literals: Option<&LiteralSet>) -> u64 {
     if literals.is_none() && cfg.patterns.len() > crate::search::choose::AUTO_MAX_DFA_PATTERNS {
-        crate::search::choose::auto_weighed_min_bytes(crate::sys::cores())
+        crate::search::choose::auto_weighed_min_bytes(crate::sys::cores(), cfg.patterns.len())
     } else {
         crate::search::choose::auto_min_bytes()
     }
