@@ -16,7 +16,8 @@ patterns from -f (with -e before or after it); the text: Unicode and Latin-1
 words, invalid UTF-8, CRLF, lines opening with continuation bytes, long lines,
 NUL bytes, a BOM. The settings (`--device` names the OpenCL device, default
 Portable = PoCL; `nvidia` on the GPU machine): the CPU engine; the OpenCL
-engine with 256- and 4096-byte batches; auto as a hybrid with 4 KiB chunks;
+engine with 256- and 4096-byte batches; auto as a hybrid with 4 KiB chunks
+(the first of 1,000 bytes, then doubling);
 and one of: 600-byte batches with --verify, big-file chunking on the device,
 big-file chunking in the hybrid. `--device none` runs the CPU engine alone
 (plain and big-file chunking).
@@ -50,7 +51,7 @@ def settings(device):
                             ["--engine", "cpu"])})
     dev = {"GSEARCH_OPENCL_DEVICE": device}
     hybrid = dict(dev, GSEARCH_AUTO_MIN_BYTES="1", GSEARCH_DEVICE_STARTUP_MS="0",
-                  GSEARCH_HYBRID_CHUNK="4096")
+                  GSEARCH_HYBRID_CHUNK="4096", GSEARCH_HYBRID_FIRST="1000")
     big = {"GSEARCH_BIGFILE_MIN_BYTES": "1", "GSEARCH_SEGMENT": "300"}
     every = {
         "cpu": ({}, ["--engine", "cpu"]),

@@ -143,11 +143,7 @@ pub fn cpu_chunk<M: Matcher>(
             return None;
         }
         let end = crate::pipeline::lines::next_line_start(data, (pos + PIECE).min(b)).min(b);
-        let seg = &data[pos..end];
-        crate::pipeline::lines::for_each_matching_line(seg, matcher, |s, e| {
-            hits.extend(chunk_offset(own, (pos + s, pos + e)));
-        });
-        has_nul |= memchr::memchr(0, seg).is_some();
+        has_nul |= search_lines(&data[pos..end], pos, (own, matcher), &mut hits);
         pos = end;
     }
     Some((hits, has_nul))
@@ -158,8 +154,7 @@ pub fn cpu_chunk<M: Matcher>(
 /// last line is carried to the next read. (The map is only used to find
 /// the chunk's line boundaries.)
 pub fn cpu_chunk_pread<M: Matcher>(
-    file: &File,
-    data: &[u8],
+    (file, data): (&File, &[u8]),
     own: (usize, usize),
     matcher: &M,
     stop: &AtomicBool,
@@ -194,11 +189,7 @@ pub fn cpu_chunk_pread<M: Matcher>(
         } else {
             crate::pipeline::lines::prev_line_start(region, region.len())
         };
-        let lines = &region[..end];
-        has_nul |= memchr::memchr(0, lines).is_some();
-        crate::pipeline::lines::for_each_matching_line(lines, matcher, |s, e| {
-            out.extend(chunk_offset(own, (base + s, base + e)));
-        });
+        has_nul |= search_lines(&region[..end], base, (own, matcher), &mut out);
         if last {
             break;
         }
@@ -207,6 +198,21 @@ pub fn cpu_chunk_pread<M: Matcher>(
         carry = rest;
     }
     Some((out, has_nul))
+}
+
+/// Adds to `hits` the offsets that the chunk whose own bytes are `own`
+/// reports for the matching lines of `lines` (whole lines, from byte
+/// `base` of the file); whether `lines` hold a NUL.
+fn search_lines<M: Matcher>(
+    lines: &[u8],
+    base: usize,
+    (own, matcher): ((usize, usize), &M),
+    hits: &mut Vec<u64>,
+) -> bool {
+    crate::pipeline::lines::for_each_matching_line(lines, matcher, |s, e| {
+        hits.extend(chunk_offset(own, (base + s, base + e)));
+    });
+    memchr::memchr(0, lines).is_some()
 }
 
 #[cfg(test)]
@@ -265,7 +271,7 @@ mod tests {
         let (map, nul) = cpu_chunk(&text, own, &m, &go).unwrap();
         assert!(!nul);
         assert_eq!(map, want);
-        let (read, _) = cpu_chunk_pread(f.as_file(), &text, own, &m, &go).unwrap();
+        let (read, _) = cpu_chunk_pread((f.as_file(), &text), own, &m, &go).unwrap();
         assert_eq!(read, want);
         assert!(cpu_chunk(&text, own, &m, &AtomicBool::new(true)).is_none());
     }

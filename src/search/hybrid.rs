@@ -596,7 +596,7 @@ fn search_claimed(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Pla
     };
     let (data, own, stop): (&[u8], _, _) = (map, shared.layout.bytes(i), &shared.stopped);
     let answer = if chunks::read_mode_pread() {
-        chunks::cpu_chunk_pread(file, data, own, &plan.line_matcher(), stop)
+        chunks::cpu_chunk_pread((file, data), own, &plan.line_matcher(), stop)
     } else {
         let r = chunks::cpu_chunk(data, own, &plan.line_matcher(), stop);
         // Searched: its pages leave the RSS (the device reads with
