@@ -417,6 +417,38 @@ fn opencl_one_big_file_prints_as_it_streams() {
     }
 }
 
+/// A NUL in a file's first 64 KiB, past the first chunks: ripgrep's
+/// searcher sees it before it prints any line (binary detection looks at
+/// a map's first 64 KiB first), so the streams print nothing before it
+/// either, on the device engine alone and in `auto`'s hybrid queue.
+#[test]
+fn a_nul_in_the_first_64_kib_is_seen_before_any_line_streams() {
+    use std::io::Write;
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    for i in 0..400 {
+        writeln!(f, "line {i} with a needle in it").unwrap();
+        if i == 300 {
+            f.write_all(b"a needle \x00 here\n").unwrap();
+        }
+    }
+    let path = f.path().to_str().unwrap();
+    let cases: [&[&str]; 4] = [
+        &["-n", "needle"],
+        &["needle"],
+        &["-o", "-e", "ne+dle", "-e", "x{3}", "-e", "zz"],
+        &["-C1", "-e", "ne+dle", "-e", "x{3}", "-e", "zz"],
+    ];
+    if common::have_device() {
+        let dev = [("GSEARCH_ENGINE", "opencl"), ("GSEARCH_BATCH_BYTES", "256")];
+        same_as_cpu(&cases, path, &dev);
+    }
+    let first = [
+        ("GSEARCH_HYBRID_CHUNK", "4096"),
+        ("GSEARCH_HYBRID_FIRST", "1000"),
+    ];
+    same_as_cpu(&cases, path, &auto_env(&first));
+}
+
 /// A closed pipe stops the device's stream of one big file: a reader of
 /// the first line (`| head -1`) leaves most of the file unread, with
 /// ripgrep's printer or numbered lines.

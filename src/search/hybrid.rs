@@ -393,7 +393,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
             // wait for it; the workers then decide at once whether to
             // search, from the device's first chunks and the CPU's pace.
             if waits {
-                eager_chunks(&shared, (&file, &map), plan);
+                eager_chunks(&shared, (&file, &map), plan, device.as_ref());
             }
             let first = waits && wait_for_device(&shared, device.as_ref());
             let first = first.then(|| std::time::Duration::from_secs_f64(pace * chunk() as f64));
@@ -613,14 +613,20 @@ fn search_claimed(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Pla
 }
 
 /// While a regex's device starts: chunks on this thread, the small first
-/// ones of the layout (see `chunks`), until the device is ready or found
-/// absent, so that the first lines of the output need not wait for it
-/// (the other workers wait: see [`wait_for_device`]).
-fn eager_chunks(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Plan) {
-    if first_chunk() >= chunk() {
+/// ones of the layout (see `chunks`), until the device is ready or its
+/// thread has ended (no device to use after all), so that the first lines
+/// of the output need not wait for it (the other workers wait: see
+/// [`wait_for_device`]).
+fn eager_chunks(
+    shared: &Shared,
+    (file, map): (&File, &GuardedMap),
+    plan: &Plan,
+    device: Option<&std::thread::JoinHandle<()>>,
+) {
+    let Some(handle) = device.filter(|_| first_chunk() < chunk()) else {
         return;
-    }
-    let starting = || shared.device_ready.get().is_none() && shared.found.get() != Some(&false);
+    };
+    let starting = || shared.device_ready.get().is_none() && !handle.is_finished();
     while starting() && !shared.stopped.load(Ordering::Acquire) {
         if !search_claimed(shared, (file, map), plan) {
             break;
@@ -764,12 +770,13 @@ fn print_streaming<W: WriteColor>(
                     break;
                 }
                 let offsets = answer.take();
-                let piece = match answer.nul {
+                let nul = answer.nul || (i == 0 && streamed::binary_head(data));
+                let piece = match nul {
                     true => streamed::undecided_from(data, shared.layout.bytes(i).0),
                     false if plan.exact_lines => Piece::Starts(offsets),
                     false => Piece::Starts(confirm_lines(&offsets, map, plan, crate::sys::cores())),
                 };
-                if tx.send(piece).is_err() || answer.nul {
+                if tx.send(piece).is_err() || nul {
                     break;
                 }
             }

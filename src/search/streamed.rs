@@ -59,6 +59,18 @@ pub fn channel() -> (SyncSender<Piece>, Receiver<Piece>) {
     sync_channel(AHEAD)
 }
 
+/// What ripgrep's searcher looks at for binary data in a map before it
+/// prints any line (grep-searcher's `DEFAULT_BUFFER_CAPACITY`).
+const BINARY_HEAD: usize = 64 << 10;
+
+/// Whether the first [`BINARY_HEAD`] bytes of a mapped file hold a NUL:
+/// then ripgrep's searcher decides the whole file (it prints no line of it
+/// before seeing that NUL), so a stream hands it the file from its start,
+/// whatever the first chunks' answers.
+pub fn binary_head(data: &[u8]) -> bool {
+    memchr::memchr(0, &data[..data.len().min(BINARY_HEAD)]).is_some()
+}
+
 /// The piece that hands the rest of `data` to the searcher from the line
 /// holding byte `at` (a chunk holding a NUL: the searcher's own binary
 /// detection then decides, as a search of the whole file would).
@@ -210,7 +222,12 @@ impl<'a: 's, 's> Stream<'a, 's> {
     /// Prints (or hands to the printer) one chunk's lines; false when the
     /// output takes no more: it stopped (a closed pipe, binary data) or
     /// the rest of the file was handed to ripgrep's searcher.
-    pub fn send(&mut self, chunk: ChunkLines) -> bool {
+    pub fn send(&mut self, mut chunk: ChunkLines) -> bool {
+        let map = match self {
+            Stream::Printed(s) => &s.map,
+            Stream::Numbered(s) => &s.map,
+        };
+        chunk.nul |= chunk.start == 0 && binary_head(map);
         match self {
             Stream::Printed(s) => s.send(chunk.offsets, (chunk.start, chunk.nul)),
             Stream::Numbered(s) => s.send(chunk),
