@@ -351,41 +351,18 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     let threads = crate::sys::cores();
     let ahead = ReadAhead::cold_file(&file, map.len());
     let shared = Arc::new(Shared::new(map.len(), ahead));
-    let mut work = DeviceWork::of(cfg, plan);
-    let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
-    // Regexes on a file of a GiB or more: the device starts beside the
-    // CPU's measurement (its start-up is the longer; a rule set's first
-    // MiB compiles the rules whose factors occur there). On a smaller file
-    // the measurement often says no, and a driver left starting would take
-    // a core from the CPU's search.
-    let mut device = None;
-    if waits && map.len() as u64 >= crate::search::choose::auto_min_bytes() {
-        device = work
-            .take()
-            .and_then(|w| spawn_device(cfg, w, &file, &shared));
-    }
-    let pace = cost::cpu_pace(&map, plan);
-    shared.set_cpu_rate(threads as f64 / pace.max(1e-12));
-    if let Err(why) = cost::device_pays(map.len(), pace, threads) {
-        // The CPU engine alone, as `--engine cpu` runs it.
-        if device.is_some() {
-            shared.cancelled.store(true, Ordering::Release);
-            DETACHED.store(true, Ordering::Release);
+    let Started {
+        device,
+        waits,
+        pace,
+    } = match start_device(cfg, plan, (&file, &map), &shared) {
+        Ok(s) => s,
+        Err(notes) => {
+            // The CPU engine alone, as `--engine cpu` runs it.
+            drop(map);
+            return crate::search::cpu::search_cpu_noted(cfg, plan, &notes);
         }
-        drop(map);
-        let note = format!("device: not started ({why})");
-        return crate::search::cpu::search_cpu_noted(cfg, plan, &[note]);
-    }
-    if device.is_none() {
-        device = work.and_then(|w| spawn_device(cfg, w, &file, &shared));
-    }
-    // Regexes, and no device found after all (a machine without a GPU):
-    // the CPU engine searches as it does alone, its big-file path
-    // streaming small segments, rather than in the queue's chunks.
-    if waits && !device_found(&shared, &mut device) {
-        drop(map);
-        return crate::search::cpu::search_cpu_noted(cfg, plan, &shared.notes());
-    }
+    };
     let run = || {
         let search = || {
             // Regexes: the file's first chunks (small ones) are searched
@@ -417,6 +394,21 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         run();
         print_collected(cfg, plan, path, (&map, &shared), waits, &mut printer)
     };
+    let printed = (result, printer, started);
+    finish(cfg, plan, path, (&map, &shared), printed)
+}
+
+/// The end of a search: a file that shrank reported, the `--stats` lines
+/// (or the trace's), whether anything matched (a closed pipe ends it
+/// quietly, as nothing matched).
+fn finish<W: WriteColor>(
+    cfg: &Config,
+    plan: &Plan,
+    path: &std::path::Path,
+    (map, shared): (&GuardedMap, &Shared),
+    (result, mut printer, started): (io::Result<SearchResult>, Printer<W>, Instant),
+) -> anyhow::Result<bool> {
+    let threads = crate::sys::cores();
     if map.faulted() {
         crate::err_message!("{}: {}", path.display(), crate::sys::guard::shrank_error());
     }
@@ -437,6 +429,63 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         crate::output::stats::finish(cfg, true, Some(&stats), started, printer.get_mut(), &report)?;
     }
     Ok(result.has_match)
+}
+
+/// What [`start_device`] started.
+struct Started {
+    /// The device thread, if one was started.
+    device: Option<std::thread::JoinHandle<()>>,
+    /// The CPU workers wait for the device's start-up (regexes).
+    waits: bool,
+    /// The CPU's pace (seconds a byte on one thread, [`cost::cpu_pace`]).
+    pace: f64,
+}
+
+/// Measures the CPU's pace and starts the device thread when the cost
+/// model says the device pays; `Err` with the `--stats` notes when the
+/// CPU engine is to search alone (the device does not pay, or, for
+/// regexes, none was found).
+fn start_device(
+    cfg: &Config,
+    plan: &Plan,
+    (file, map): (&Arc<File>, &GuardedMap),
+    shared: &Arc<Shared>,
+) -> Result<Started, Vec<String>> {
+    let threads = crate::sys::cores();
+    let mut work = DeviceWork::of(cfg, plan);
+    let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
+    // Regexes on a file of a GiB or more: the device starts beside the
+    // CPU's measurement (its start-up is the longer; a rule set's first
+    // MiB compiles the rules whose factors occur there). On a smaller file
+    // the measurement often says no, and a driver left starting would take
+    // a core from the CPU's search.
+    let mut device = None;
+    if waits && map.len() as u64 >= crate::search::choose::auto_min_bytes() {
+        device = work.take().and_then(|w| spawn_device(cfg, w, file, shared));
+    }
+    let pace = cost::cpu_pace(map, plan);
+    shared.set_cpu_rate(threads as f64 / pace.max(1e-12));
+    if let Err(why) = cost::device_pays(map.len(), pace, threads) {
+        if device.is_some() {
+            shared.cancelled.store(true, Ordering::Release);
+            DETACHED.store(true, Ordering::Release);
+        }
+        return Err(vec![format!("device: not started ({why})")]);
+    }
+    if device.is_none() {
+        device = work.and_then(|w| spawn_device(cfg, w, file, shared));
+    }
+    // Regexes, and no device found after all (a machine without a GPU):
+    // the CPU engine searches as it does alone, its big-file path
+    // streaming small segments, rather than in the queue's chunks.
+    if waits && !device_found(shared, &mut device) {
+        return Err(shared.notes());
+    }
+    Ok(Started {
+        device,
+        waits,
+        pace,
+    })
 }
 
 /// What the devices search for: the plan's literal set (occurrences), or
