@@ -102,6 +102,9 @@ struct Shared {
     stopped: AtomicBool,
     cpu_chunks: AtomicUsize,
     device_chunks: AtomicUsize,
+    /// Bytes of the chunks the device answered (the first chunks are
+    /// smaller: its pace is taken in bytes).
+    device_bytes: AtomicU64,
     /// Whether the device thread found a device to open (set once it has
     /// listed them).
     found: OnceLock<bool>,
@@ -146,6 +149,7 @@ impl Shared {
             stopped: AtomicBool::new(false),
             cpu_chunks: AtomicUsize::new(0),
             device_chunks: AtomicUsize::new(0),
+            device_bytes: AtomicU64::new(0),
             found: OnceLock::new(),
             device_ready: OnceLock::new(),
             device_note: Mutex::new(Vec::new()),
@@ -217,6 +221,9 @@ impl Shared {
             self.answered.1.notify_all();
             self.done.fetch_add(1, Ordering::AcqRel);
             let tally = if device {
+                let (a, b) = self.layout.bytes(i);
+                self.device_bytes
+                    .fetch_add((b - a) as u64, Ordering::Relaxed);
                 &self.device_chunks
             } else {
                 &self.cpu_chunks
@@ -269,19 +276,25 @@ impl Shared {
     /// so that a slow CPU matcher (thousands of patterns) neither delays the
     /// end nor takes cores from the threads that feed the device.
     fn device_outpaces(&self, cpu_chunk: std::time::Duration) -> bool {
-        let Some(t0) = self.device_ready.get() else {
+        let Some(per_byte) = self.device_pace() else {
             return false;
         };
-        let done = self.device_chunks.load(Ordering::Relaxed);
-        if done < 2 {
-            return false;
+        let next = self.next.load(Ordering::Relaxed);
+        let left = match next < self.layout.len() {
+            true => self.size - self.layout.bytes(next).0,
+            false => 0,
+        };
+        left as f64 * per_byte < cpu_chunk.as_secs_f64()
+    }
+
+    /// The device's seconds a byte so far, once it has answered two chunks.
+    fn device_pace(&self) -> Option<f64> {
+        let t0 = self.device_ready.get()?;
+        if self.device_chunks.load(Ordering::Relaxed) < 2 {
+            return None;
         }
-        let per_chunk = t0.elapsed().as_secs_f64() / done as f64;
-        let left = self
-            .slots
-            .len()
-            .saturating_sub(self.next.load(Ordering::Relaxed));
-        left as f64 * per_chunk < cpu_chunk.as_secs_f64()
+        let bytes = self.device_bytes.load(Ordering::Relaxed).max(1);
+        Some(t0.elapsed().as_secs_f64() / bytes as f64)
     }
 
     /// Whether the device alone searches more than 1.5 times as fast as
@@ -302,15 +315,10 @@ impl Shared {
     /// device (a rule set of a thousand regexes: 0.45 GB/s on an H100
     /// against 1.3 GB/s on its 16 cores) then keeps every core searching.
     fn device_worth_cores(&self, cpu_chunk: std::time::Duration, yielders: usize) -> bool {
-        let Some(t0) = self.device_ready.get() else {
+        let Some(per_byte) = self.device_pace() else {
             return false;
         };
-        let done = self.device_chunks.load(Ordering::Relaxed);
-        if done < 2 {
-            return false;
-        }
-        let device_rate = done as f64 / t0.elapsed().as_secs_f64();
-        device_rate * cpu_chunk.as_secs_f64() > yielders as f64
+        cpu_chunk.as_secs_f64() > yielders as f64 * chunk() as f64 * per_byte
     }
 
     /// The device's notes so far.
@@ -630,19 +638,22 @@ fn cpu_worker(
             break;
         }
         let t = Instant::now();
-        if !search_claimed(shared, (file, map), plan) {
+        let Some(len) = search_claimed(shared, (file, map), plan) else {
             break;
-        }
-        took = Some(t.elapsed());
+        };
+        // (As for a whole chunk: the first chunks are smaller.)
+        took = Some(t.elapsed().mul_f64(chunk() as f64 / len.max(1) as f64));
     }
 }
 
-/// Searches the next chunk on this thread, if one is left (false if not),
-/// and records its answer.
-fn search_claimed(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Plan) -> bool {
-    let Some(i) = shared.claim() else {
-        return false;
-    };
+/// Searches the next chunk on this thread, if one is left (`None` if
+/// not), and records its answer; its size.
+fn search_claimed(
+    shared: &Shared,
+    (file, map): (&File, &GuardedMap),
+    plan: &Plan,
+) -> Option<usize> {
+    let i = shared.claim()?;
     let (data, own, stop): (&[u8], _, _) = (map, shared.layout.bytes(i), &shared.stopped);
     let answer = if chunks::read_mode_pread() {
         chunks::cpu_chunk_pread((file, data), own, &plan.line_matcher(), stop)
@@ -658,7 +669,7 @@ fn search_claimed(shared: &Shared, (file, map): (&File, &GuardedMap), plan: &Pla
     if let Some((lines, has_nul)) = answer {
         shared.answer(i, lines, has_nul, false);
     }
-    true
+    Some(own.1 - own.0)
 }
 
 /// While a regex's device starts: chunks on this thread, the small first
@@ -677,7 +688,7 @@ fn eager_chunks(
     };
     let starting = || shared.device_ready.get().is_none() && !handle.is_finished();
     while starting() && !shared.stopped.load(Ordering::Acquire) {
-        if !search_claimed(shared, (file, map), plan) {
+        if search_claimed(shared, (file, map), plan).is_none() {
             break;
         }
     }
