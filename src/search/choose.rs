@@ -24,7 +24,7 @@ pub const AUTO_MIN_BYTES: u64 = 1 << 30;
 
 /// Input size from which `auto` weighs a device with its cost model
 /// (`search::cost`: the CPU's pace timed on the file's first MiB) for a
-/// rule set on one file (the hybrid queue, `hybrid::min_bytes`), at
+/// rule set on one file (the hybrid queue, [`hybrid_min_bytes`]), at
 /// least: see [`auto_weighed_min_bytes`]. Below it the device cannot pay
 /// even for the heaviest sets on few cores. (For lighter work the
 /// measurement itself would show: 2,000 words over 105 MB on 2 cores, `|
@@ -35,6 +35,21 @@ pub const AUTO_WEIGHED_MIN_BYTES: u64 = 64 << 20;
 /// the `auto` paths on small files).
 pub fn auto_min_bytes() -> u64 {
     min_bytes_or(AUTO_MIN_BYTES)
+}
+
+/// The size from which `auto` gives one file to the hybrid queue
+/// (`search::hybrid`), where the cost model weighs the device: for a rule
+/// set (regexes, more than [`AUTO_MAX_DFA_PATTERNS`]) from
+/// [`auto_weighed_min_bytes`] (less on fewer cores and for fewer rules),
+/// as its search takes long enough for the measurement not to show; other
+/// work from [`auto_min_bytes`], below which the CPU wins and the
+/// measurement would delay a `| head -1` by milliseconds.
+pub fn hybrid_min_bytes(cfg: &Config, literals: Option<&LiteralSet>) -> u64 {
+    if literals.is_none() && cfg.patterns.len() > AUTO_MAX_DFA_PATTERNS {
+        auto_weighed_min_bytes(crate::sys::cores(), cfg.patterns.len())
+    } else {
+        auto_min_bytes()
+    }
 }
 
 /// The size from which `auto` weighs a device for a rule set of `rules`
@@ -49,7 +64,7 @@ pub fn auto_min_bytes() -> u64 {
 /// now stay on the CPU. On 16 cores, 200 rules over 965 MB took 0.50-0.78 s
 /// on the CPU and 0.57-0.63 s with the device. Or `GSEARCH_AUTO_MIN_BYTES`
 /// (tests).
-pub fn auto_weighed_min_bytes(cores: usize, rules: usize) -> u64 {
+fn auto_weighed_min_bytes(cores: usize, rules: usize) -> u64 {
     let per_core = AUTO_MIN_BYTES / 16 * rules.div_ceil(200).max(1) as u64;
     min_bytes_or((per_core * cores as u64).clamp(AUTO_WEIGHED_MIN_BYTES, AUTO_MIN_BYTES))
 }
@@ -87,7 +102,7 @@ pub fn engines(cfg: &Config, literals: Option<&LiteralSet>) -> anyhow::Result<Op
             }
         }
         EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
-            if !auto_may_start_device(cfg, auto_min_bytes()) {
+            if !auto_may_start_device(cfg) {
                 return Ok(None);
             }
             let sels = selectors(cfg, DeviceSelector::Auto);
@@ -124,7 +139,7 @@ fn weighed(cfg: &Config, set: &LiteralSet) -> bool {
         EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2
     ) && set.patterns.len() >= crate::engine::hashed::HASHED_MIN_PATTERNS
         && !cfg.needs_cpu_searcher()
-        && auto_may_start_device(cfg, auto_min_bytes())
+        && auto_may_start_device(cfg)
 }
 
 impl Opening {
@@ -175,9 +190,7 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
             }
         }
         EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
-            if !auto_may_start_device(cfg, auto_min_bytes())
-                || cfg.patterns.len() > AUTO_MAX_DFA_PATTERNS
-            {
+            if !auto_may_start_device(cfg) || cfg.patterns.len() > AUTO_MAX_DFA_PATTERNS {
                 return Ok(None);
             }
             let sels = selectors(cfg, DeviceSelector::Auto);
@@ -233,13 +246,13 @@ pub fn dfa_possible(cfg: &Config) -> bool {
 /// 8 groups, kernel 391 ms), 200 rules 1.23 s and 7.8 s (tables 7 s).
 /// Each DFA group is one more pass over the text. (One big file goes to
 /// `search::hybrid` before this, where the CPU and the devices share it.)
-pub const AUTO_MAX_DFA_PATTERNS: usize = 2;
+const AUTO_MAX_DFA_PATTERNS: usize = 2;
 const AUTO_MAX_DFA_GROUPS: usize = 8;
 
-/// Whether `auto` may start a device at all: explicit files of at least
-/// `min` bytes (not standard input) and a search that reads them whole.
-fn auto_may_start_device(cfg: &Config, min: u64) -> bool {
-    let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= min);
+/// Whether `auto` may start a device at all: big explicit files (not
+/// standard input) and a search that reads them whole.
+fn auto_may_start_device(cfg: &Config) -> bool {
+    let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
     big && !stops_early(cfg) && !cfg.paths.iter().any(|p| p.as_os_str() == "-")
 }
 

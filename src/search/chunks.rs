@@ -91,6 +91,16 @@ impl Layout {
     pub fn bytes(&self, i: usize) -> (usize, usize) {
         (self.starts[i], self.starts[i + 1])
     }
+
+    /// The file's size.
+    pub fn size(&self) -> usize {
+        self.starts[self.len()]
+    }
+
+    /// The bytes from chunk `i` to the end (none past the last chunk).
+    pub fn bytes_from(&self, i: usize) -> usize {
+        self.starts.get(i).map_or(0, |&s| self.size() - s)
+    }
 }
 
 /// The byte range of the lines that touch the chunk whose own bytes are
@@ -236,6 +246,10 @@ mod tests {
         assert_eq!(&sizes[5..10], &[32 * MIB; 5]);
         assert_eq!(sizes[10], 19 * MIB + 12_345);
         assert_eq!(sizes.iter().sum::<usize>(), size);
+        assert_eq!(
+            (l.size(), l.bytes_from(1), l.bytes_from(l.len())),
+            (size, size - MIB, 0)
+        );
         assert!(Layout::new(0).is_empty());
         assert_eq!(Layout::new(5).bytes(0), (0, 5));
     }

@@ -59,20 +59,7 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         && cfg.max_count.is_none()
         && !cfg.lists_files()
         && cfg.use_mmap
-        && size >= min_bytes(cfg, literals)
-}
-
-/// The size from which a file goes to the hybrid queue: a rule set is
-/// weighed by the cost model from `choose::auto_weighed_min_bytes` (less
-/// on fewer cores and for fewer rules), as its search takes long enough for the measurement
-/// not to show; other work from `choose::auto_min_bytes`, below which the
-/// CPU wins and the measurement would delay a `| head -1` by milliseconds.
-fn min_bytes(cfg: &Config, literals: Option<&LiteralSet>) -> u64 {
-    if literals.is_none() && cfg.patterns.len() > crate::search::choose::AUTO_MAX_DFA_PATTERNS {
-        crate::search::choose::auto_weighed_min_bytes(crate::sys::cores(), cfg.patterns.len())
-    } else {
-        crate::search::choose::auto_min_bytes()
-    }
+        && size >= crate::search::choose::hybrid_min_bytes(cfg, literals)
 }
 
 /// State the CPU threads and the device thread share. The device thread
@@ -80,7 +67,6 @@ fn min_bytes(cfg: &Config, literals: Option<&LiteralSet>) -> u64 {
 /// up, the search ends without waiting for OpenCL to finish starting (see
 /// [`device_detached`]).
 struct Shared {
-    size: usize,
     /// Bytes a second all CPU workers search, as [`cost::cpu_pace`] measured
     /// (`f64` bits; 0 until measured: a regex's device starts beside the
     /// measurement).
@@ -138,7 +124,6 @@ impl Shared {
     fn new(size: usize, ahead: Option<ReadAhead<'static>>) -> Shared {
         let layout = Layout::new(size);
         Shared {
-            size,
             cpu_rate: AtomicU64::new(0),
             cancelled: AtomicBool::new(false),
             next: AtomicUsize::new(0),
@@ -279,11 +264,7 @@ impl Shared {
         let Some(per_byte) = self.device_pace() else {
             return false;
         };
-        let next = self.next.load(Ordering::Relaxed);
-        let left = match next < self.layout.len() {
-            true => self.size - self.layout.bytes(next).0,
-            false => 0,
-        };
+        let left = self.layout.bytes_from(self.next.load(Ordering::Relaxed));
         left as f64 * per_byte < cpu_chunk.as_secs_f64()
     }
 
@@ -996,7 +977,7 @@ impl BatchSource for Feeder<'_> {
             return None;
         }
         let i = self.shared.claim()?;
-        let size = self.shared.size;
+        let size = self.shared.layout.size();
         let (from, end) = self.shared.layout.bytes(i);
         let owned = end - from;
         let want = (owned + self.overlap).min(size - from);
