@@ -26,7 +26,8 @@ Usage: bench/bigfile-2core.py [FILE]
   FILE  default /var/tmp/gsearch-corpus/c-100m.txt (scripts/make-bigfile makes it)
 Environment: RG (default /work/rg-install/bin/rg, else rg on PATH),
   GSEARCH (default target/release/gsearch, else $CARGO_TARGET_DIR/release/gsearch),
-  GSEARCH_BASE (a second gsearch build, an A/B column), RUNS, WARMUP, ROWS (plain,
+  GSEARCH_BASE (a second gsearch build, an A/B column), GSEARCH_CPU=1 (a column
+  of GSEARCH with `--engine cpu`: the CPU engine alone), RUNS, WARMUP, ROWS (plain,
   printed, pcre2, rules, words, opencl: a comma-separated choice; default
   plain,printed,pcre2), RULES, WORDS."""
 import hashlib
@@ -69,6 +70,8 @@ if TOOLS["rg"] == "none":
     del TOOLS["rg"]
 if os.environ.get("GSEARCH_BASE"):
     TOOLS["base"] = os.environ["GSEARCH_BASE"]
+if os.environ.get("GSEARCH_CPU") == "1":
+    TOOLS["cpu"] = TOOLS["gsearch"]
 ROWS = {
     "plain": [
         ("-c struct", ["-c", "struct"], False),
@@ -149,10 +152,11 @@ def run(argv, first_line_only):
 
 
 def for_tool(name, args):
-    """`args` as `name` takes them: ripgrep has no `--engine opencl`."""
-    if name == "rg" and args[:2] == ["--engine", "opencl"]:
-        return args[2:]
-    return args
+    """`args` as `name` takes them: ripgrep has no `--engine opencl`; the
+    `cpu` column is gsearch's CPU engine."""
+    if name in ("rg", "cpu") and args[:2] == ["--engine", "opencl"]:
+        args = args[2:]
+    return ["--engine", "cpu"] + args if name == "cpu" else args
 
 
 def case(args, head):

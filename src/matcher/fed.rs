@@ -12,6 +12,10 @@
 //! search that stops early (a closed pipe, binary data) drops the matcher
 //! and with it the channel, which stops the threads.
 //!
+//! Where the printer writes to standard output, it can be told what to do
+//! while it waits ([`FedMatcher::idling`]): flush what is buffered, and
+//! end the feed once nobody reads (a closed pipe).
+//!
 //! A segment the threads could not decide (a PCRE2 match error, read by
 //! them as no match) ends the feed: from its start on, each line is
 //! decided here by the inner matcher, as grep-searcher's line-by-line
@@ -20,7 +24,8 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
 
 use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Matcher};
 
@@ -44,8 +49,15 @@ pub struct Fed<'a, M> {
     /// Whether the starts fed are matching lines (else candidates, which
     /// the searcher decides with the inner matcher).
     confirmed: bool,
+    /// Called before the searcher waits for the next segment, and every
+    /// [`IDLE_TICK`] while it waits; false ends the feed (the output has
+    /// gone).
+    idle: Option<&'a dyn Fn() -> bool>,
     feed: RefCell<Feed>,
 }
+
+/// How often a waiting searcher calls its `idle` hook again.
+const IDLE_TICK: Duration = Duration::from_millis(10);
 
 /// One segment's answer, sent in file order.
 pub enum Piece {
@@ -81,6 +93,7 @@ impl<'a, M: Matcher> FedMatcher<'a, M> {
             trail: Trail::new(map),
             line_term,
             confirmed: true,
+            idle: None,
             feed: RefCell::new(Feed {
                 starts: VecDeque::new(),
                 from: Some(from),
@@ -90,13 +103,24 @@ impl<'a, M: Matcher> FedMatcher<'a, M> {
     }
 }
 
-impl<M> FedMatcher<'_, M> {
+impl<'a, M> FedMatcher<'a, M> {
     /// The starts fed are candidate lines, which may not match (each is
     /// decided alone by the searcher, with the inner matcher): lines whose
     /// confirmation elsewhere was left undecided (too long) stay right.
     pub fn candidates(self) -> Self {
         Wrapped(Fed {
             confirmed: false,
+            ..self.0
+        })
+    }
+
+    /// `idle` is called where the searcher would wait for the next
+    /// segment, and again every [`IDLE_TICK`] while it waits; once it
+    /// returns false no more segments are taken, so the search ends there
+    /// (the output has gone).
+    pub fn idling(self, idle: &'a dyn Fn() -> bool) -> Self {
+        Wrapped(Fed {
+            idle: Some(idle),
             ..self.0
         })
     }
@@ -113,7 +137,7 @@ enum Next {
 impl Feed {
     /// The first start at or after `pos`, waiting for the segments that
     /// decide it.
-    fn next_from(&mut self, pos: u64) -> Next {
+    fn next_from(&mut self, pos: u64, idle: Option<&dyn Fn() -> bool>) -> Next {
         loop {
             while self.starts.front().is_some_and(|&s| s < pos) {
                 self.starts.pop_front();
@@ -127,16 +151,36 @@ impl Feed {
             let Some(from) = self.from.as_ref() else {
                 return Next::None;
             };
-            match from.recv() {
-                Ok(Piece::Starts(more)) => self.starts.extend(more),
-                Ok(Piece::Undecided(at)) => {
+            match receive(from, idle) {
+                Some(Piece::Starts(more)) => self.starts.extend(more),
+                Some(Piece::Undecided(at)) => {
                     // No more from the threads: dropping the channel stops them.
                     (self.undecided, self.from) = (Some(at), None);
                 }
-                Err(_) => self.from = None,
+                None => self.from = None,
             }
         }
     }
+}
+
+/// The next piece from `from`: at once where one is there, else waited for
+/// with `idle` called first and every [`IDLE_TICK`]; `None` once the
+/// channel is closed or `idle` returns false.
+fn receive(from: &Receiver<Piece>, idle: Option<&dyn Fn() -> bool>) -> Option<Piece> {
+    let Some(idle) = idle else {
+        return from.recv().ok();
+    };
+    if let Ok(piece) = from.try_recv() {
+        return Some(piece);
+    }
+    while idle() {
+        match from.recv_timeout(IDLE_TICK) {
+            Ok(piece) => return Some(piece),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+    None
 }
 
 impl<M: Matcher> Fed<'_, M> {
@@ -177,7 +221,7 @@ impl<M: Matcher> Wrapper for Fed<'_, M> {
         let Some(pos) = self.trail.reached(haystack) else {
             return self.inner.find_candidate_line(haystack);
         };
-        match self.feed.borrow_mut().next_from(pos as u64) {
+        match self.feed.borrow_mut().next_from(pos as u64, self.idle) {
             Next::Start(s) if self.confirmed => {
                 Ok(Some(LineMatchKind::Confirmed(s as usize - pos)))
             }
@@ -276,5 +320,40 @@ mod tests {
         tx.send(Piece::Undecided(6)).unwrap();
         let numbers: Vec<u64> = search(&map, rx).iter().map(|l| l.0).collect();
         assert_eq!(numbers, [1, 3, 4, 5]);
+    }
+
+    /// The idle hook runs where the searcher waits, and false ends the
+    /// feed: the lines fed before are reported, none after.
+    #[test]
+    fn the_idle_hook_runs_while_waiting_and_can_end_the_feed() {
+        let (_file, map) = mapped(b"foo 1\nbar\nfoo 2\nfoo 3\n");
+        // (A rendezvous: each send returns once the searcher has the piece.)
+        let (tx, rx) = sync_channel(0);
+        let (waited_tx, waited) = std::sync::mpsc::channel();
+        let open = std::sync::atomic::AtomicBool::new(true);
+        let idle = || {
+            let _ = waited_tx.send(());
+            open.load(std::sync::atomic::Ordering::SeqCst)
+        };
+        let m = crate::matcher::testing::line_matcher("foo");
+        let fed = FedMatcher::new(&m, &map, Some(LineTerminator::byte(b'\n')), rx).idling(&idle);
+        let mut numbers = Vec::new();
+        let sink = UTF8(|n, _| {
+            numbers.push(n);
+            Ok(true)
+        });
+        std::thread::scope(|s| {
+            let open = &open;
+            s.spawn(move || {
+                tx.send(Piece::Starts(vec![0])).unwrap();
+                // The second piece once the searcher has waited for it;
+                // then the output "goes", with line 4 never fed.
+                waited.recv().unwrap();
+                tx.send(Piece::Starts(vec![10])).unwrap();
+                open.store(false, std::sync::atomic::Ordering::SeqCst);
+            });
+            Searcher::new().search_slice(&fed, &map, sink).unwrap();
+        });
+        assert_eq!(numbers, [1, 3]);
     }
 }

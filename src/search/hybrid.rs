@@ -34,7 +34,7 @@ use crate::matcher::searcher::{binary_detection, searcher};
 use crate::opencl::{BatchSource, DeviceInfo, DeviceSelector, OpenClEngine};
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::stats::keeps_stats;
-use crate::output::writer::stdout;
+use crate::output::writer::FlushOnWait;
 use crate::pipeline::readahead::ReadAhead;
 use crate::search::chunks::{Layout, chunk, chunk_lines, first_chunk};
 use crate::search::{chunks, cost, streamed};
@@ -318,7 +318,7 @@ impl Shared {
 }
 
 /// Set when a search returned while its device thread was still starting
-/// OpenCL: the process should then end with [`std::process::exit`]'s
+/// OpenCL, or still running batches after the output stopped: the process should then end with [`std::process::exit`]'s
 /// low-level cousin (`_exit`) once its output is flushed, rather than wait
 /// for the driver or run its teardown under a thread still inside it.
 static DETACHED: AtomicBool = AtomicBool::new(false);
@@ -376,7 +376,7 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         answer_unanswered(&shared, &map, plan);
         shared.close();
     };
-    let mut printer = Printer::new(cfg, stdout(cfg));
+    let mut printer = Printer::new(cfg, FlushOnWait::stdout(cfg));
     let result = if streamed::streams(cfg, plan) {
         print_streaming(cfg, plan, path, (&map, &shared), run, &mut printer)
     } else {
@@ -681,26 +681,25 @@ fn settle_device(device: Option<std::thread::JoinHandle<()>>, shared: &Shared) {
     let Some(handle) = device else {
         return;
     };
-    // A device that came up is finishing its last batches: waited for;
-    // one still starting when the output stopped (a closed pipe) is not.
+    // A device that came up is finishing its last batches: waited for,
+    // unless the output stopped (a closed pipe): its batches in flight are
+    // then left to the process's end, as is a device still starting (its
+    // thread reads the file itself and answers into `shared`).
     let stopped = shared.stopped.load(Ordering::Acquire);
-    if (shared.done.load(Ordering::Acquire) < shared.slots.len() && !stopped)
-        || handle.is_finished()
-        || shared.device_ready.get().is_some()
-    {
+    let ready = shared.device_ready.get().is_some();
+    let searching = shared.done.load(Ordering::Acquire) < shared.slots.len();
+    if handle.is_finished() || (!stopped && (searching || ready)) {
         if handle.join().is_err() {
             shared.note("device: its thread failed; the CPU searched its chunks".into());
         }
-    } else {
-        DETACHED.store(true, Ordering::Release);
-        let when = match stopped {
-            true => "the output stopped",
-            false => "the CPU had searched every chunk",
-        };
-        shared.note(format!(
-            "device: still starting when {when} (not waited for)"
-        ));
+        return;
     }
+    DETACHED.store(true, Ordering::Release);
+    shared.note(match (stopped, ready) {
+        (true, true) => "device: its batches in flight not waited for (the output stopped)".into(),
+        (true, false) => "device: still starting when the output stopped (not waited for)".into(),
+        _ => "device: still starting when the CPU had searched every chunk (not waited for)".into(),
+    });
 }
 
 /// The `offsets` whose lines the plan's matcher matches, decided on every
@@ -789,13 +788,13 @@ fn print_lines<W: WriteColor>(
 /// decides the lines itself, as the whole-file search of [`print_lines`]
 /// would. When the printer stops early (a closed pipe), no chunk is
 /// claimed any more.
-fn print_streaming<W: WriteColor>(
+fn print_streaming(
     cfg: &Config,
     plan: &Plan,
     path: &std::path::Path,
     (map, shared): (&GuardedMap, &Shared),
     run: impl FnOnce() + Send,
-    printer: &mut Printer<W>,
+    printer: &mut Printer<FlushOnWait>,
 ) -> io::Result<SearchResult> {
     let data: &[u8] = map;
     std::thread::scope(|s| {

@@ -15,14 +15,13 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use grep_matcher::Matcher;
-use termcolor::WriteColor;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::fed::{FedMatcher, Piece};
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::{binary_detection, searcher};
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::output::writer::stdout;
+use crate::output::writer::{FlushOnWait, stdout};
 use crate::sys::guard::GuardedMap;
 
 /// Chunks answered ahead of the printer at most (each up to 32 MiB of the
@@ -80,21 +79,29 @@ pub fn undecided_from(data: &[u8], at: usize) -> Piece {
 
 /// Prints the lines of `map` that `from` sends (see [`FedMatcher`]): the
 /// matching lines, or with `candidates` lines the searcher decides with
-/// the plan's matcher (the DFA kernels' candidate lines).
-pub fn print_fed<W: WriteColor>(
+/// the plan's matcher (the DFA kernels' candidate lines). What is printed
+/// is flushed whenever the printer waits for the next chunk, and a reader
+/// that has gone ends the search as a closed pipe ([`FlushOnWait`]).
+pub fn print_fed(
     (cfg, plan): (&Config, &Plan),
     path: &Path,
     map: &GuardedMap,
     (from, candidates): (Receiver<Piece>, bool),
-    printer: &mut Printer<W>,
+    printer: &mut Printer<FlushOnWait>,
 ) -> io::Result<SearchResult> {
     let mut srch = searcher(cfg);
     srch.set_binary_detection(binary_detection(cfg, true));
     let term = Matcher::line_terminator(&plan.line_matcher());
-    let fed = FedMatcher::new(plan.search_matcher(), map, term, from);
+    let out = printer.get_mut().clone();
+    let idle = || out.idle();
+    let fed = FedMatcher::new(plan.search_matcher(), map, term, from).idling(&idle);
     let fed = if candidates { fed.candidates() } else { fed };
     let data: &[u8] = map;
-    printer.search(&mut srch, fed, path, Input::Slice(data))
+    let r = printer.search(&mut srch, fed, path, Input::Slice(data));
+    match out.gone() {
+        true => Err(io::ErrorKind::BrokenPipe.into()),
+        false => r,
+    }
 }
 
 /// [`print_fed`] to stdout, flushed.
@@ -104,7 +111,7 @@ fn print_fed_stdout(
     map: &GuardedMap,
     feed: (Receiver<Piece>, bool),
 ) -> io::Result<SearchResult> {
-    let mut printer = Printer::new(cfg, stdout(cfg));
+    let mut printer = Printer::new(cfg, FlushOnWait::stdout(cfg));
     let r = print_fed((cfg, plan), path, map, feed, &mut printer)?;
     printer.get_mut().flush()?;
     Ok(r)

@@ -18,6 +18,21 @@ pub fn env_count(name: &str) -> Option<usize> {
         .filter(|&n| n > 0)
 }
 
+/// Whether `fd` is a pipe whose reader has gone (standard output after
+/// `| head -1` took its line): Linux reports `POLLERR` on a pipe's write
+/// end with no reader left. False for anything else, and where poll fails.
+pub fn reader_gone(fd: std::os::fd::RawFd) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: `p` is one valid pollfd for the call's count of 1, and a
+    // zero timeout returns at once; poll keeps no pointer.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n == 1 && p.revents & libc::POLLERR != 0
+}
+
 /// `n` and `noun`, plural unless `n` is 1 ("1 file", "2 files", "3
 /// matches", "0 regexes"): the `--stats` lines are plain English.
 pub fn count_of(n: impl std::fmt::Display, noun: &str) -> String {
@@ -118,6 +133,24 @@ pub fn par_map<T: Sync, R: Send>(
 
 #[cfg(test)]
 mod tests {
+    use super::reader_gone;
+
+    #[test]
+    fn a_pipe_without_its_reader_is_seen_as_gone() {
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe writes.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let [read, write] = fds;
+        assert!(!reader_gone(write));
+        // SAFETY: `read` is this test's own descriptor, closed once.
+        unsafe { libc::close(read) };
+        assert!(reader_gone(write));
+        // SAFETY: as above, for `write`.
+        unsafe { libc::close(write) };
+        let file = tempfile::tempfile().unwrap();
+        assert!(!reader_gone(std::os::fd::AsRawFd::as_raw_fd(&file)));
+    }
+
     #[test]
     fn count_of_plurals() {
         assert_eq!(super::count_of(1, "batch"), "1 batch");
