@@ -26,9 +26,12 @@ Usage: bench/bigfile-2core.py [FILE]
   FILE  default /var/tmp/gsearch-corpus/c-100m.txt (scripts/make-bigfile makes it)
 Environment: RG (default /work/rg-install/bin/rg, else rg on PATH),
   GSEARCH (default target/release/gsearch, else $CARGO_TARGET_DIR/release/gsearch),
+  PAUSE (seconds slept before each run, default 0: a device run's driver teardown,
+  left to a child process, can otherwise overlap the next run),
   GSEARCH_BASE (a second gsearch build, an A/B column), GSEARCH_CPU=1 (a column
   of GSEARCH with `--engine cpu`: the CPU engine alone), RUNS, WARMUP, ROWS (plain,
-  printed, pcre2, rules, words, opencl: a comma-separated choice; default
+  printed, pcre2, rules, numbered (the rule set's `-n` rows), words, opencl: a
+  comma-separated choice; default
   plain,printed,pcre2), RULES, WORDS."""
 import hashlib
 import os
@@ -52,6 +55,7 @@ RULE_NAME = os.path.basename(RULES)
 WORDS = os.environ.get("WORDS", "words.txt")
 WORD_NAME = os.path.basename(WORDS)
 WARMUP = int(os.environ.get("WARMUP", "2"))
+PAUSE = float(os.environ.get("PAUSE", "0"))
 
 
 def find_gsearch():
@@ -117,6 +121,10 @@ ROWS = {
         (f"-n -f {RULE_NAME}", ["-n", "-f", RULES], False),
         (f"-c -f {RULE_NAME}", ["-c", "-f", RULES], False),
     ],
+    "numbered": [
+        (f"-n -f {RULE_NAME}", ["-n", "-f", RULES], False),
+        (f"-n -f {RULE_NAME} | head -1", ["-n", "-f", RULES], True),
+    ],
 }
 CASES = [c for k in os.environ.get("ROWS", "plain,printed,pcre2").split(",") for c in ROWS[k]]
 
@@ -127,6 +135,7 @@ TIMES = re.compile(rb'"(secs|nanos)":\d+|"human":"[0-9.]+s"')
 def run(argv, first_line_only):
     """(seconds, peak RSS KiB, output digest, exit status, stderr). `--json`'s
     timings are masked before hashing."""
+    time.sleep(PAUSE)
     start = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     digest = hashlib.sha256()

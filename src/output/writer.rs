@@ -46,6 +46,17 @@ struct Shared<W> {
     gone: std::cell::Cell<bool>,
 }
 
+/// Flushes `out`, and fails as a closed pipe where it is standard output
+/// (`stdout`) and its reader has gone (`| head -1` took its line): a
+/// stream that writes nothing more would not learn it otherwise.
+pub fn flush_watched<W: Write + ?Sized>(out: &mut W, stdout: bool) -> io::Result<()> {
+    out.flush()?;
+    if stdout && crate::sys::reader_gone(libc::STDOUT_FILENO) {
+        return Err(io::ErrorKind::BrokenPipe.into());
+    }
+    Ok(())
+}
+
 impl<W> Clone for FlushOnWait<W> {
     fn clone(&self) -> Self {
         FlushOnWait(std::rc::Rc::clone(&self.0))
@@ -78,12 +89,10 @@ impl<W: WriteColor> FlushOnWait<W> {
             return false;
         }
         let flushed = match self.0.stream.try_borrow_mut() {
-            Ok(mut s) => s.flush(),
+            Ok(mut s) => flush_watched(&mut *s, self.0.stdout),
             Err(_) => Ok(()),
         };
-        let closed = matches!(&flushed, Err(e) if e.kind() == io::ErrorKind::BrokenPipe);
-        let left = || self.0.stdout && crate::sys::reader_gone(libc::STDOUT_FILENO);
-        if closed || left() {
+        if matches!(&flushed, Err(e) if e.kind() == io::ErrorKind::BrokenPipe) {
             self.0.gone.set(true);
         }
         !self.gone()

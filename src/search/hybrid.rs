@@ -37,6 +37,7 @@ use crate::output::stats::keeps_stats;
 use crate::output::writer::FlushOnWait;
 use crate::pipeline::readahead::ReadAhead;
 use crate::search::chunks::{Layout, chunk, chunk_lines, first_chunk};
+use crate::search::streamed::{ChunkLines, NumberedStream};
 use crate::search::{chunks, cost, streamed};
 use crate::sys::guard::GuardedMap;
 
@@ -379,6 +380,8 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
     let mut printer = Printer::new(cfg, FlushOnWait::stdout(cfg));
     let result = if streamed::streams(cfg, plan) {
         print_streaming(cfg, plan, path, (&map, &shared), run, &mut printer)
+    } else if streamed::streams_numbered(cfg, plan) {
+        print_numbered(cfg, plan, path, (&map, &shared), run)
     } else {
         run();
         print_collected(cfg, plan, path, (&map, &shared), waits, &mut printer)
@@ -831,6 +834,42 @@ fn print_streaming(
         // 130 ms more before the closed pipe was seen).
         shared.stop_claims();
         printed
+    })
+}
+
+/// Writes plain numbered lines while `run` searches the chunks: each
+/// chunk's, numbered by counting the lines from the chunk before's, as soon
+/// as it and all before it are answered ([`NumberedStream`], which confirms
+/// a DFA's candidates). When the output stops (a closed pipe, or a NUL that
+/// hands the rest of the file to ripgrep's searcher) no chunk is claimed
+/// any more.
+fn print_numbered(
+    cfg: &Config,
+    plan: &Plan,
+    path: &std::path::Path,
+    (map, shared): (&GuardedMap, &Shared),
+    run: impl FnOnce() + Send,
+) -> io::Result<SearchResult> {
+    let mut stream = NumberedStream::of_map((cfg, plan), path.to_path_buf(), map);
+    std::thread::scope(|s| {
+        s.spawn(run);
+        for i in 0..shared.slots.len() {
+            let Some(answer) = shared.wait_answer(i) else {
+                break;
+            };
+            let chunk = ChunkLines {
+                offsets: answer.take(),
+                numbers: Vec::new(),
+                numbered: false,
+                start: shared.layout.bytes(i).0 as u64,
+                nul: answer.nul,
+            };
+            if !stream.send(chunk) {
+                break;
+            }
+        }
+        shared.stop_claims();
+        stream.finish()
     })
 }
 

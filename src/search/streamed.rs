@@ -21,7 +21,7 @@ use crate::matcher::fed::{FedMatcher, Piece};
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::{binary_detection, searcher};
 use crate::output::printer::{Input, Printer, SearchResult};
-use crate::output::writer::{FlushOnWait, stdout};
+use crate::output::writer::{FlushOnWait, flush_watched, stdout};
 use crate::sys::guard::GuardedMap;
 
 /// Chunks answered ahead of the printer at most (each up to 32 MiB of the
@@ -164,6 +164,7 @@ impl<'s> BigStream<'s> {
         let Some(tx) = self.tx.as_ref() else {
             return false;
         };
+        let nul = nul || (chunk_start == 0 && binary_head(&self.map));
         let piece = match nul {
             true => undecided_from(&self.map, chunk_start as usize),
             false => Piece::Starts(offsets),
@@ -229,12 +230,7 @@ impl<'a: 's, 's> Stream<'a, 's> {
     /// Prints (or hands to the printer) one chunk's lines; false when the
     /// output takes no more: it stopped (a closed pipe, binary data) or
     /// the rest of the file was handed to ripgrep's searcher.
-    pub fn send(&mut self, mut chunk: ChunkLines) -> bool {
-        let map = match self {
-            Stream::Printed(s) => &s.map,
-            Stream::Numbered(s) => &s.map,
-        };
-        chunk.nul |= chunk.start == 0 && binary_head(map);
+    pub fn send(&mut self, chunk: ChunkLines) -> bool {
         match self {
             Stream::Printed(s) => s.send(chunk.offsets, (chunk.start, chunk.nul)),
             Stream::Numbered(s) => s.send(chunk),
@@ -250,23 +246,46 @@ impl<'a: 's, 's> Stream<'a, 's> {
     }
 }
 
-/// Plain numbered lines of the device loop's one big file, each chunk's
-/// written to stdout by `output::plain::print_numbered` as it is
-/// committed, with the numbers the device found: nothing held but the
-/// chunk's. A chunk without them (or holding a NUL, or whose candidates'
-/// answers need the line before) hands the rest of the file to ripgrep's
+/// Plain numbered lines of one big file, each chunk's written to stdout
+/// by `output::plain::print_numbered` as it comes, in file order, and
+/// flushed: nothing held but the chunk's. The device loop's chunks carry
+/// the device's line numbers; the others (the hybrid queue's, a batch the
+/// CPU answered for the device) are numbered here, by counting the lines
+/// from the last one numbered. A chunk holding a NUL, or whose candidates'
+/// answers need the line before, hands the rest of the file to ripgrep's
 /// searcher, which counts the lines before it.
 pub struct NumberedStream<'a> {
     cfg: &'a Config,
     plan: &'a Plan,
     path: std::path::PathBuf,
-    map: GuardedMap,
+    map: Held<'a>,
     out: grep_cli::StandardStream,
     printed: bool,
     /// Where the lines decided so far end.
     decided_to: usize,
+    /// A line start and its 1-based number, from which the lines of a
+    /// chunk without numbers are counted.
+    anchor: (usize, u64),
     /// The output's result once it took its last chunk early.
     ended: Option<io::Result<SearchResult>>,
+}
+
+/// The map a [`NumberedStream`] prints from: its own, or its caller's
+/// (who then reports a file that shrank).
+enum Held<'a> {
+    Own(GuardedMap),
+    Lent(&'a GuardedMap),
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = GuardedMap;
+
+    fn deref(&self) -> &GuardedMap {
+        match self {
+            Held::Own(m) => m,
+            Held::Lent(m) => m,
+        }
+    }
 }
 
 impl<'a> NumberedStream<'a> {
@@ -276,8 +295,26 @@ impl<'a> NumberedStream<'a> {
         file: &std::fs::File,
     ) -> Option<NumberedStream<'a>> {
         let map = GuardedMap::map(file).ok().flatten()?;
-        crate::sys::trace::mark("big file: numbered lines written as its chunks are committed");
-        Some(NumberedStream {
+        Some(NumberedStream::over((cfg, plan), path, Held::Own(map)))
+    }
+
+    /// The numbered lines of `map`, which the caller mapped (and checks
+    /// for a file that shrank).
+    pub fn of_map(
+        (cfg, plan): (&'a Config, &'a Plan),
+        path: std::path::PathBuf,
+        map: &'a GuardedMap,
+    ) -> NumberedStream<'a> {
+        NumberedStream::over((cfg, plan), path, Held::Lent(map))
+    }
+
+    fn over(
+        (cfg, plan): (&'a Config, &'a Plan),
+        path: std::path::PathBuf,
+        map: Held<'a>,
+    ) -> NumberedStream<'a> {
+        crate::sys::trace::mark("big file: numbered lines written as its chunks come");
+        NumberedStream {
             cfg,
             plan,
             path,
@@ -285,34 +322,78 @@ impl<'a> NumberedStream<'a> {
             out: stdout(cfg),
             printed: false,
             decided_to: 0,
+            anchor: (0, 1),
             ended: None,
-        })
+        }
     }
 
-    fn send(&mut self, chunk: ChunkLines) -> bool {
+    /// Prints one chunk's lines, numbered by the device or here; false
+    /// when the output takes no more: the reader has gone, or the rest of
+    /// the file was handed to ripgrep's searcher.
+    pub fn send(&mut self, chunk: ChunkLines) -> bool {
         if self.ended.is_some() {
             return false;
         }
         let text = crate::output::plain::Text::of_plan(self.plan, &self.map, Some(&self.map));
-        let numbered = chunk.numbered && chunk.numbers.len() == chunk.offsets.len();
-        if chunk.nul || !numbered || text.needs_order(&chunk.offsets) {
+        let nul = chunk.nul || (chunk.start == 0 && binary_head(&self.map));
+        if nul || text.needs_order(&chunk.offsets) {
             self.ended = Some(self.rest_from(chunk.start));
             return false;
         }
+        // (A line that crosses into this chunk may have been decided with
+        // the chunk before.)
+        let fresh = chunk
+            .offsets
+            .partition_point(|&o| (o as usize) < self.decided_to);
+        let offsets = &chunk.offsets[fresh..];
+        let counted;
+        let numbers = match chunk.numbered && chunk.numbers.len() == chunk.offsets.len() {
+            true => &chunk.numbers[fresh..],
+            false => {
+                counted = self.count_to(offsets);
+                &counted[..]
+            }
+        };
         let lines = crate::output::plain::NumberedLines {
             path: &self.path,
             text,
-            offsets: &chunk.offsets,
-            numbers: &chunk.numbers,
+            offsets,
+            numbers,
         };
         match crate::output::plain::print_numbered(self.cfg, lines, &mut self.out) {
             Ok(any) => self.printed |= any,
             Err(e) => self.ended = Some(Err(e)),
         }
-        if let Some(&last) = chunk.offsets.last() {
-            self.decided_to = crate::pipeline::lines::line_end(&self.map, last as usize);
+        if let (Some(&last), Some(&number)) = (offsets.last(), numbers.last()) {
+            let data: &[u8] = &self.map;
+            self.decided_to = crate::pipeline::lines::line_end(data, last as usize);
+            let start = crate::pipeline::lines::prev_line_start(data, last as usize);
+            self.map.release(self.anchor.0..start);
+            self.anchor = (start, number);
+        }
+        // Each chunk's lines leave at once; a reader that has gone ends it.
+        if self.ended.is_none() {
+            if let Err(e) = flush_watched(&mut self.out, true) {
+                self.ended = Some(Err(e));
+            }
         }
         self.ended.is_none()
+    }
+
+    /// The 1-based numbers of the lines holding `offsets` (sorted, none
+    /// before the last line numbered), counted from the last line
+    /// numbered.
+    fn count_to(&self, offsets: &[u64]) -> Vec<u64> {
+        let data: &[u8] = &self.map;
+        let (mut pos, mut line) = self.anchor;
+        let mut number = |o: u64| {
+            let o = (o as usize).clamp(pos, data.len());
+            let start = memchr::memrchr(b'\n', &data[pos..o]).map_or(pos, |i| pos + i + 1);
+            line += crate::pipeline::lines::count_lines(&data[pos..start]);
+            pos = start;
+            line
+        };
+        offsets.iter().map(|&o| number(o)).collect()
     }
 
     /// The file from the line holding `start` on (past the lines decided
@@ -332,12 +413,13 @@ impl<'a> NumberedStream<'a> {
         })
     }
 
-    fn finish(mut self) -> io::Result<SearchResult> {
+    /// Ends the output (flushed) and gives its result.
+    pub fn finish(mut self) -> io::Result<SearchResult> {
         if let Some(r) = self.ended.take() {
             return r;
         }
         self.out.flush()?;
-        if self.map.faulted() {
+        if matches!(&self.map, Held::Own(m) if m.faulted()) {
             return Err(crate::sys::guard::shrank_error());
         }
         Ok(SearchResult {
