@@ -185,6 +185,69 @@ pub fn count_lines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
 }
 
+/// Bytes counted on one thread at least by [`line_numbers`].
+const NUMBERS_PIECE: usize = 4 << 20;
+
+/// The 1-based numbers of the lines holding `offsets` (sorted, none before
+/// `pos`), where the line starting at `pos` is number `line`: the newlines
+/// before each offset counted on up to `threads` threads, each over a
+/// piece of at least [`NUMBERS_PIECE`] bytes, whose pages leave the
+/// resident set of `map` (if `data` is one) as they are counted.
+pub fn line_numbers(
+    (data, map): (&[u8], Option<&GuardedMap>),
+    (pos, line): (usize, u64),
+    offsets: &[u64],
+    threads: usize,
+) -> Vec<u64> {
+    let end = offsets
+        .last()
+        .map_or(pos, |&o| (o as usize).clamp(pos, data.len()));
+    let pieces = ((end - pos) / NUMBERS_PIECE).clamp(1, threads.max(1));
+    let step = (end - pos).div_ceil(pieces).max(1);
+    let bounds: Vec<(usize, usize)> = (0..pieces)
+        .map(|i| (pos + i * step, (pos + (i + 1) * step).min(end)))
+        .collect();
+    // Each piece: the newlines before each of its offsets, from its start,
+    // and in the whole piece.
+    let counted = crate::sys::par_map(&bounds, pieces, |&(a, b)| {
+        let lo = match a == pos {
+            true => 0,
+            false => offsets.partition_point(|&o| (o as usize) < a),
+        };
+        let hi = offsets.partition_point(|&o| (o as usize) < b);
+        let mut release = crate::sys::guard::Releaser::new(map, a);
+        let mut count = |from: usize, to: usize| {
+            let mut n = 0;
+            for block in (from..to).step_by(crate::sys::guard::RELEASE_STEP) {
+                let block_end = (block + crate::sys::guard::RELEASE_STEP).min(to);
+                n += count_lines(&data[block..block_end]);
+                release.passed(block_end);
+            }
+            n
+        };
+        let (mut at, mut n) = (a, 0);
+        let mut before = Vec::with_capacity(hi - lo);
+        for &o in &offsets[lo..hi] {
+            let o = (o as usize).max(at);
+            n += count(at, o);
+            at = o;
+            before.push(n);
+        }
+        n += count(at, b);
+        release.finish(b);
+        (before, n)
+    });
+    let mut numbers = Vec::with_capacity(offsets.len());
+    let mut base = line;
+    for (before, total) in counted {
+        numbers.extend(before.iter().map(|n| base + n));
+        base += total;
+    }
+    // Offsets at or past `end` (the last one, and any equal to it).
+    numbers.resize(offsets.len(), base);
+    numbers
+}
+
 /// A matching line found by [`numbered_matching_lines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Numbered {
@@ -382,6 +445,38 @@ fn merge(parts: Vec<(Vec<u64>, bool)>) -> Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Line numbers over several pieces and threads, from an anchor inside
+    /// the text, as a plain count gives them (offsets in one line, at a
+    /// newline, at the end).
+    #[test]
+    fn line_numbers_agree_with_a_plain_count() {
+        let mut data = Vec::new();
+        let mut x = 7u64;
+        while data.len() < 3 * NUMBERS_PIECE + 12345 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            data.push(if x >> 60 == 0 {
+                b'\n'
+            } else {
+                b'a' + (x >> 59) as u8 % 26
+            });
+        }
+        let number = |o: usize| 1 + count_lines(&data[..o]);
+        let pos = next_line_start(&data, 1000);
+        let mut offsets: Vec<u64> = (0..500).map(|i| (pos + i * 25_000) as u64).collect();
+        offsets.push(offsets[3]);
+        offsets.push(memchr::memchr(b'\n', &data[pos + 99..]).unwrap() as u64 + pos as u64 + 99);
+        offsets.push(data.len() as u64 - 1);
+        offsets.sort_unstable();
+        let want: Vec<u64> = offsets.iter().map(|&o| number(o as usize)).collect();
+        for threads in [1, 2, 3, 8] {
+            let got = line_numbers((&data, None), (pos, number(pos)), &offsets, threads);
+            assert_eq!(got, want, "{threads} threads");
+        }
+        assert!(line_numbers((&data, None), (pos, 5), &[], 4).is_empty());
+    }
 
     #[test]
     fn confirm_decides_whole_lines_only() {

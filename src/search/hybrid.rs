@@ -853,17 +853,30 @@ fn print_numbered(
     let mut stream = NumberedStream::of_map((cfg, plan), path.to_path_buf(), map);
     std::thread::scope(|s| {
         s.spawn(run);
-        for i in 0..shared.slots.len() {
-            let Some(answer) = shared.wait_answer(i) else {
-                break;
-            };
-            let chunk = ChunkLines {
+        let mut next = 0;
+        while let Some(answer) = shared
+            .slots
+            .get(next)
+            .and_then(|_| shared.wait_answer(next))
+        {
+            let mut chunk = ChunkLines {
                 offsets: answer.take(),
                 numbers: Vec::new(),
                 numbered: false,
-                start: shared.layout.bytes(i).0 as u64,
+                start: shared.layout.bytes(next).0 as u64,
                 nul: answer.nul,
             };
+            next += 1;
+            // The chunks answered already (none holding a NUL) go with it:
+            // a printer that fell behind catches up in bigger steps, each
+            // spread over more threads.
+            while let Some(a) = shared.slots.get(next).and_then(OnceLock::get) {
+                if chunk.nul || a.nul {
+                    break;
+                }
+                chunk.offsets.extend(a.take());
+                next += 1;
+            }
             if !stream.send(chunk) {
                 break;
             }

@@ -372,10 +372,10 @@ impl<'a> NumberedStream<'a> {
             self.anchor = (start, number);
         }
         // Each chunk's lines leave at once; a reader that has gone ends it.
-        if self.ended.is_none() {
-            if let Err(e) = flush_watched(&mut self.out, true) {
-                self.ended = Some(Err(e));
-            }
+        if self.ended.is_none()
+            && let Err(e) = flush_watched(&mut self.out, true)
+        {
+            self.ended = Some(Err(e));
         }
         self.ended.is_none()
     }
@@ -384,16 +384,9 @@ impl<'a> NumberedStream<'a> {
     /// before the last line numbered), counted from the last line
     /// numbered.
     fn count_to(&self, offsets: &[u64]) -> Vec<u64> {
-        let data: &[u8] = &self.map;
-        let (mut pos, mut line) = self.anchor;
-        let mut number = |o: u64| {
-            let o = (o as usize).clamp(pos, data.len());
-            let start = memchr::memrchr(b'\n', &data[pos..o]).map_or(pos, |i| pos + i + 1);
-            line += crate::pipeline::lines::count_lines(&data[pos..start]);
-            pos = start;
-            line
-        };
-        offsets.iter().map(|&o| number(o)).collect()
+        let threads = crate::sys::core_share();
+        let map: &GuardedMap = &self.map;
+        crate::pipeline::lines::line_numbers((map, Some(map)), self.anchor, offsets, threads)
     }
 
     /// The file from the line holding `start` on (past the lines decided
