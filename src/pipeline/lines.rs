@@ -189,7 +189,7 @@ pub fn count_lines(bytes: &[u8]) -> u64 {
 const NUMBERS_PIECE: usize = 4 << 20;
 
 /// The 1-based numbers of the lines holding `offsets` (sorted, none before
-/// `pos`), where the line starting at `pos` is number `line`: the newlines
+/// `pos`), where the line holding `pos` is number `line`: the newlines
 /// before each offset counted on up to `threads` threads, each over a
 /// piece of at least [`NUMBERS_PIECE`] bytes, whose pages leave the
 /// resident set of `map` (if `data` is one) as they are counted.
@@ -464,7 +464,7 @@ mod tests {
             });
         }
         let number = |o: usize| 1 + count_lines(&data[..o]);
-        let pos = next_line_start(&data, 1000);
+        let pos = next_line_start(&data, 1000) + 7;
         let mut offsets: Vec<u64> = (0..500).map(|i| (pos + i * 25_000) as u64).collect();
         offsets.push(offsets[3]);
         offsets.push(memchr::memchr(b'\n', &data[pos + 99..]).unwrap() as u64 + pos as u64 + 99);

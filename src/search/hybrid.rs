@@ -319,9 +319,10 @@ impl Shared {
 }
 
 /// Set when a search returned while its device thread was still starting
-/// OpenCL, or still running batches after the output stopped: the process should then end with [`std::process::exit`]'s
-/// low-level cousin (`_exit`) once its output is flushed, rather than wait
-/// for the driver or run its teardown under a thread still inside it.
+/// OpenCL, or still running batches after the output stopped: the process
+/// should then end with [`std::process::exit`]'s low-level cousin
+/// (`_exit`) once its output is flushed, rather than wait for the driver
+/// or run its teardown under a thread still inside it.
 static DETACHED: AtomicBool = AtomicBool::new(false);
 
 /// Whether a device thread was left running (see [`DETACHED`]).
@@ -854,29 +855,10 @@ fn print_numbered(
     std::thread::scope(|s| {
         s.spawn(run);
         let mut next = 0;
-        while let Some(answer) = shared
-            .slots
-            .get(next)
-            .and_then(|_| shared.wait_answer(next))
-        {
-            let mut chunk = ChunkLines {
-                offsets: answer.take(),
-                numbers: Vec::new(),
-                numbered: false,
-                start: shared.layout.bytes(next).0 as u64,
-                nul: answer.nul,
+        while next < shared.slots.len() {
+            let Some(chunk) = answered_from(shared, &mut next) else {
+                break;
             };
-            next += 1;
-            // The chunks answered already (none holding a NUL) go with it:
-            // a printer that fell behind catches up in bigger steps, each
-            // spread over more threads.
-            while let Some(a) = shared.slots.get(next).and_then(OnceLock::get) {
-                if chunk.nul || a.nul {
-                    break;
-                }
-                chunk.offsets.extend(a.take());
-                next += 1;
-            }
             if !stream.send(chunk) {
                 break;
             }
@@ -884,6 +866,30 @@ fn print_numbered(
         shared.stop_claims();
         stream.finish()
     })
+}
+
+/// Chunk `next`'s lines, waited for, with those of the chunks after it
+/// answered already (none holding a NUL): a printer that fell behind
+/// catches up in bigger steps, each spread over more threads. `next`
+/// moves past them; `None` when chunk `next` will never be answered.
+fn answered_from(shared: &Shared, next: &mut usize) -> Option<ChunkLines> {
+    let answer = shared.wait_answer(*next)?;
+    let mut chunk = ChunkLines {
+        offsets: answer.take(),
+        numbers: Vec::new(),
+        numbered: false,
+        start: shared.layout.bytes(*next).0 as u64,
+        nul: answer.nul,
+    };
+    *next += 1;
+    while let Some(a) = shared.slots.get(*next).and_then(OnceLock::get) {
+        if chunk.nul || a.nul {
+            break;
+        }
+        chunk.offsets.extend(a.take());
+        *next += 1;
+    }
+    Some(chunk)
 }
 
 /// The devices' side (started when [`cost::device_pays`] says it can pay): start

@@ -263,8 +263,8 @@ pub struct NumberedStream<'a> {
     printed: bool,
     /// Where the lines decided so far end.
     decided_to: usize,
-    /// A line start and its 1-based number, from which the lines of a
-    /// chunk without numbers are counted.
+    /// An offset and the 1-based number of its line, from which the
+    /// lines of a chunk without numbers are counted.
     anchor: (usize, u64),
     /// The output's result once it took its last chunk early.
     ended: Option<io::Result<SearchResult>>,
@@ -340,20 +340,8 @@ impl<'a> NumberedStream<'a> {
             self.ended = Some(self.rest_from(chunk.start));
             return false;
         }
-        // (A line that crosses into this chunk may have been decided with
-        // the chunk before.)
-        let fresh = chunk
-            .offsets
-            .partition_point(|&o| (o as usize) < self.decided_to);
-        let offsets = &chunk.offsets[fresh..];
-        let counted;
-        let numbers = match chunk.numbered && chunk.numbers.len() == chunk.offsets.len() {
-            true => &chunk.numbers[fresh..],
-            false => {
-                counted = self.count_to(offsets);
-                &counted[..]
-            }
-        };
+        let (offsets, numbers) = self.lines_of(chunk);
+        let (offsets, numbers) = (&offsets[..], &numbers[..]);
         let lines = crate::output::plain::NumberedLines {
             path: &self.path,
             text,
@@ -365,11 +353,10 @@ impl<'a> NumberedStream<'a> {
             Err(e) => self.ended = Some(Err(e)),
         }
         if let (Some(&last), Some(&number)) = (offsets.last(), numbers.last()) {
-            let data: &[u8] = &self.map;
-            self.decided_to = crate::pipeline::lines::line_end(data, last as usize);
-            let start = crate::pipeline::lines::prev_line_start(data, last as usize);
-            self.map.release(self.anchor.0..start);
-            self.anchor = (start, number);
+            let last = last as usize;
+            self.decided_to = crate::pipeline::lines::line_end(&self.map, last);
+            self.map.release(self.anchor.0..last);
+            self.anchor = (last, number);
         }
         // Each chunk's lines leave at once; a reader that has gone ends it.
         if self.ended.is_none()
@@ -378,6 +365,33 @@ impl<'a> NumberedStream<'a> {
             self.ended = Some(Err(e));
         }
         self.ended.is_none()
+    }
+
+    /// One offset in each of the chunk's lines not decided yet (a line
+    /// that crosses into the chunk may have been decided with the chunk
+    /// before, and a line may hold several matches, or be reported by the
+    /// chunks on both sides of a boundary), with its line's number: the
+    /// device's, or counted here.
+    fn lines_of(&self, chunk: ChunkLines) -> (Vec<u64>, Vec<u64>) {
+        let data: &[u8] = &self.map;
+        let numbered = chunk.numbered && chunk.numbers.len() == chunk.offsets.len();
+        let mut line_end = self.decided_to;
+        let firsts: Vec<usize> = (0..chunk.offsets.len())
+            .filter(|&i| {
+                let o = chunk.offsets[i] as usize;
+                let first = o >= line_end && o < data.len();
+                if first {
+                    line_end = crate::pipeline::lines::line_end(data, o);
+                }
+                first
+            })
+            .collect();
+        let offsets: Vec<u64> = firsts.iter().map(|&i| chunk.offsets[i]).collect();
+        let numbers = match numbered {
+            true => firsts.iter().map(|&i| chunk.numbers[i]).collect(),
+            false => self.count_to(&offsets),
+        };
+        (offsets, numbers)
     }
 
     /// The 1-based numbers of the lines holding `offsets` (sorted, none
