@@ -371,27 +371,26 @@ impl<'a> NumberedStream<'a> {
     /// that crosses into the chunk may have been decided with the chunk
     /// before, and a line may hold several matches, or be reported by the
     /// chunks on both sides of a boundary), with its line's number: the
-    /// device's, or counted here.
+    /// device's, or counted here. Offsets of one line share its number, so
+    /// no line is read to tell them apart (reading each candidate's line
+    /// would map in most of the file).
     fn lines_of(&self, chunk: ChunkLines) -> (Vec<u64>, Vec<u64>) {
-        let data: &[u8] = &self.map;
-        let numbered = chunk.numbered && chunk.numbers.len() == chunk.offsets.len();
-        let mut line_end = self.decided_to;
-        let firsts: Vec<usize> = (0..chunk.offsets.len())
-            .filter(|&i| {
-                let o = chunk.offsets[i] as usize;
-                let first = o >= line_end && o < data.len();
-                if first {
-                    line_end = crate::pipeline::lines::line_end(data, o);
-                }
-                first
-            })
-            .collect();
-        let offsets: Vec<u64> = firsts.iter().map(|&i| chunk.offsets[i]).collect();
-        let numbers = match numbered {
-            true => firsts.iter().map(|&i| chunk.numbers[i]).collect(),
-            false => self.count_to(&offsets),
+        let fresh = chunk
+            .offsets
+            .partition_point(|&o| (o as usize) < self.decided_to);
+        let offsets = &chunk.offsets[fresh..];
+        let numbers = match chunk.numbered && chunk.numbers.len() == chunk.offsets.len() {
+            true => chunk.numbers[fresh..].to_vec(),
+            false => self.count_to(offsets),
         };
-        (offsets, numbers)
+        let (mut firsts, mut their) = (Vec::new(), Vec::new());
+        for (&o, &n) in offsets.iter().zip(&numbers) {
+            if their.last() != Some(&n) {
+                firsts.push(o);
+                their.push(n);
+            }
+        }
+        (firsts, their)
     }
 
     /// The 1-based numbers of the lines holding `offsets` (sorted, none
