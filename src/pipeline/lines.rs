@@ -8,7 +8,7 @@ use crate::matcher::lines::{line_is_match, line_is_match_in, reads_before};
 
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
-use crate::sys::guard::GuardedMap;
+use crate::sys::guard::{GuardedMap, RELEASE_STEP};
 
 /// The first line start at or after `at` (or the end of `data`) where a
 /// search may begin afresh: one whose line does not
@@ -207,35 +207,13 @@ pub fn line_numbers(
     let bounds: Vec<(usize, usize)> = (0..pieces)
         .map(|i| (pos + i * step, (pos + (i + 1) * step).min(end)))
         .collect();
-    // Each piece: the newlines before each of its offsets, from its start,
-    // and in the whole piece.
     let counted = crate::sys::par_map(&bounds, pieces, |&(a, b)| {
         let lo = match a == pos {
             true => 0,
             false => offsets.partition_point(|&o| (o as usize) < a),
         };
         let hi = offsets.partition_point(|&o| (o as usize) < b);
-        let mut release = crate::sys::guard::Releaser::new(map, a);
-        let mut count = |from: usize, to: usize| {
-            let mut n = 0;
-            for block in (from..to).step_by(crate::sys::guard::RELEASE_STEP) {
-                let block_end = (block + crate::sys::guard::RELEASE_STEP).min(to);
-                n += count_lines(&data[block..block_end]);
-                release.passed(block_end);
-            }
-            n
-        };
-        let (mut at, mut n) = (a, 0);
-        let mut before = Vec::with_capacity(hi - lo);
-        for &o in &offsets[lo..hi] {
-            let o = (o as usize).max(at);
-            n += count(at, o);
-            at = o;
-            before.push(n);
-        }
-        n += count(at, b);
-        release.finish(b);
-        (before, n)
+        newlines_before((data, map), (a, b), &offsets[lo..hi])
     });
     let mut numbers = Vec::with_capacity(offsets.len());
     let mut base = line;
@@ -246,6 +224,37 @@ pub fn line_numbers(
     // Offsets at or past `end` (the last one, and any equal to it).
     numbers.resize(offsets.len(), base);
     numbers
+}
+
+/// The newlines in `data[a..]` before each of `offsets` (sorted, inside
+/// `a..b`, or before `a`: none), and in all of `a..b`; the pages counted
+/// leave the resident set of `map` every [`RELEASE_STEP`] bytes.
+fn newlines_before(
+    (data, map): (&[u8], Option<&GuardedMap>),
+    (a, b): (usize, usize),
+    offsets: &[u64],
+) -> (Vec<u64>, u64) {
+    let mut release = crate::sys::guard::Releaser::new(map, a);
+    let mut count = |from: usize, to: usize| {
+        let mut n = 0;
+        for block in (from..to).step_by(RELEASE_STEP) {
+            let block_end = (block + RELEASE_STEP).min(to);
+            n += count_lines(&data[block..block_end]);
+            release.passed(block_end);
+        }
+        n
+    };
+    let (mut at, mut n) = (a, 0);
+    let mut before = Vec::with_capacity(offsets.len());
+    for &o in offsets {
+        let o = (o as usize).max(at);
+        n += count(at, o);
+        at = o;
+        before.push(n);
+    }
+    n += count(at, b);
+    release.finish(b);
+    (before, n)
 }
 
 /// A matching line found by [`numbered_matching_lines`].
