@@ -128,13 +128,19 @@ fn search_read<M: Matcher, W: WriteColor>(
 /// (`matcher::lines::reads_before`), which a read may begin a buffer with
 /// (the 3-byte sniff, each refill). PCRE2 always: its look-behind sees the
 /// buffer before a line, where ripgrep's printer finds the matches to
-/// replace, color or print alone (`-r`, `-o`, `--column`...).
+/// replace, color or print alone (`-r`, `-o`, `--column`...). And the
+/// bytes searched that `--json` and `--stats` report, where `-m` stops
+/// before after-context lines.
 pub fn reader_differs(cfg: &Config, bytes: &[u8]) -> bool {
     let opens_mid_char = || {
         memchr::memchr_iter(b'\n', bytes).any(|i| crate::matcher::lines::reads_before(bytes, i + 1))
     };
+    // (After `-m`'s last match, a read counts the after-context lines it
+    // went on to in the bytes searched, which `--json` and `--stats` show.)
+    let shows_bytes = cfg.stats || cfg.mode == crate::cli::config::OutputMode::Json;
     cfg.out.pcre2
         || cfg.invert && (cfg.max_count.is_some() || cfg.out.stop_on_nonmatch)
+        || cfg.max_count.is_some() && cfg.after > 0 && shows_bytes
         || cfg.line_context && opens_mid_char()
 }
 

@@ -166,6 +166,24 @@ gstest!(json_invert, |dir: Dir, cmd: TestCommand| {
     );
 });
 
+// A file found by walking is read, as ripgrep reads it: after `-m`'s last
+// match, the after-context lines it went on to count in the bytes searched
+// (here the line after the match, not the unterminated last one), which a
+// search of the file's bytes as one slice does not count (ripgrep 15.2.0:
+// 8; found by scripts/fuzz-rg.py, seed 64000).
+gstest!(
+    json_max_count_after_context_bytes_searched,
+    |dir: Dir, cmd: TestCommand| {
+        dir.create_dir("d");
+        dir.create("d/f", "x\nfoo\nb\nc");
+        cmd.args(["--json", "-m1", "-A2", "foo", "d"]);
+        let out = cmd.stdout();
+        let end = out.lines().find(|l| l.contains(r#""type":"end""#)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(end).unwrap();
+        eqnice!("8", v["data"]["stats"]["bytes_searched"].to_string());
+    }
+);
+
 // -m with --json stops after NUM lines.
 gstest!(json_max_count, |dir: Dir, cmd: TestCommand| {
     two_files(&dir);
