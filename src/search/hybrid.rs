@@ -806,11 +806,7 @@ fn print_streaming(
         s.spawn(run);
         let (tx, rx) = streamed::channel();
         s.spawn(move || {
-            let mut next = 0;
-            while next < shared.slots.len() {
-                let Some(chunk) = answered_from(shared, &mut next, GROUP_BYTES) else {
-                    break;
-                };
+            for chunk in answered_in_order(shared, GROUP_BYTES) {
                 // The output has ended: no chunk is confirmed for it.
                 if shared.stopped.load(Ordering::Acquire) {
                     break;
@@ -856,11 +852,7 @@ fn print_numbered(
     let mut stream = NumberedStream::of_map((cfg, plan), path.to_path_buf(), map);
     std::thread::scope(|s| {
         s.spawn(run);
-        let mut next = 0;
-        while next < shared.slots.len() {
-            let Some(chunk) = answered_from(shared, &mut next, usize::MAX) else {
-                break;
-            };
+        for chunk in answered_in_order(shared, usize::MAX) {
             if !stream.send(chunk) {
                 break;
             }
@@ -868,6 +860,13 @@ fn print_numbered(
         shared.stop_claims();
         stream.finish()
     })
+}
+
+/// Every chunk's lines in file order, as [`answered_from`] takes them
+/// (`most` bytes together at most), until one will never be answered.
+fn answered_in_order(shared: &Shared, most: usize) -> impl Iterator<Item = ChunkLines> + '_ {
+    let mut next = 0;
+    std::iter::from_fn(move || answered_from(shared, &mut next, most))
 }
 
 /// The bytes whose chunks [`print_streaming`] confirms together at most:
@@ -882,9 +881,12 @@ const GROUP_BYTES: usize = 256 << 20;
 /// Chunk `next`'s lines, waited for, with those of the chunks after it
 /// answered already (none holding a NUL, `most` bytes in all at most):
 /// a printer that fell behind catches up in bigger steps, each spread over
-/// more threads. `next`
-/// moves past them; `None` when chunk `next` will never be answered.
+/// more threads. `next` moves past them; `None` past the last chunk, or
+/// when chunk `next` will never be answered.
 fn answered_from(shared: &Shared, next: &mut usize, most: usize) -> Option<ChunkLines> {
+    if *next >= shared.slots.len() {
+        return None;
+    }
     let answer = shared.wait_answer(*next)?;
     let mut chunk = ChunkLines {
         offsets: answer.take(),

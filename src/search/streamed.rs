@@ -379,12 +379,16 @@ impl<'a> NumberedStream<'a> {
             .offsets
             .partition_point(|&o| (o as usize) < self.decided_to);
         let offsets = &chunk.offsets[fresh..];
+        let counted;
         let numbers = match chunk.numbered && chunk.numbers.len() == chunk.offsets.len() {
-            true => chunk.numbers[fresh..].to_vec(),
-            false => self.count_to(offsets),
+            true => &chunk.numbers[fresh..],
+            false => {
+                counted = self.count_to(offsets);
+                &counted[..]
+            }
         };
         let (mut firsts, mut their) = (Vec::new(), Vec::new());
-        for (&o, &n) in offsets.iter().zip(&numbers) {
+        for (&o, &n) in offsets.iter().zip(numbers) {
             if their.last() != Some(&n) {
                 firsts.push(o);
                 their.push(n);
