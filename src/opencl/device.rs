@@ -261,7 +261,9 @@ fn platform_devices(p: &Platform) -> Vec<DeviceInfo> {
     let pver = p.version().unwrap_or_default().trim().to_string();
     let vendor = p.vendor().unwrap_or_default().trim().to_string();
     // A platform without devices answers CL_DEVICE_NOT_FOUND: skip it.
-    let ids = p.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
+    // (PoCL starts its devices here, and its LLVM takes SIGBUS.)
+    let ids =
+        crate::sys::guard::around_foreign(|| p.get_devices(CL_DEVICE_TYPE_ALL)).unwrap_or_default();
     let devs = ids
         .into_iter()
         .enumerate()
@@ -286,7 +288,8 @@ fn devices(gpus: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
         return Err(DiscoveryError::NoRuntime);
     }
     DRIVER_LOADED.store(true, Ordering::Release);
-    let platforms = get_platforms().map_err(|_| DiscoveryError::NoDevice)?;
+    let platforms =
+        crate::sys::guard::around_foreign(get_platforms).map_err(|_| DiscoveryError::NoDevice)?;
     crate::sys::trace::mark("OpenCL platforms listed");
     // (Listing the platforms starts every driver: that is where the time
     // goes, 30-300 ms on the H100 machine, ~30 ms when another process has
@@ -560,5 +563,14 @@ mod tests {
     fn listing_never_panics() {
         let t = list_devices_text();
         assert!(!t.is_empty());
+    }
+
+    #[test]
+    fn listing_leaves_the_sigbus_guard_in_place() {
+        // PoCL's LLVM installs its own SIGBUS handler when PoCL lists its
+        // devices (see `sys::guard`).
+        crate::sys::guard::install();
+        let _ = list_devices();
+        assert!(crate::sys::guard::in_place());
     }
 }

@@ -36,7 +36,9 @@ pub(crate) fn shared_context(info: &DeviceInfo) -> Result<Arc<Context>, ClError>
     if let Some((_, c)) = v.iter().find(|(k, _)| *k == key) {
         return Ok(Arc::clone(c));
     }
-    let c = Arc::new(Context::from_device(&info.device)?);
+    let c = Arc::new(crate::sys::guard::around_foreign(|| {
+        Context::from_device(&info.device)
+    })?);
     v.push((key, Arc::clone(&c)));
     Ok(c)
 }

@@ -83,7 +83,8 @@ impl ClDevice {
     /// Open one enumerated device.
     pub fn open(info: &DeviceInfo) -> Result<ClDevice, DeviceError> {
         let device = Device::new(info.id());
-        let context = Context::from_device(&device).map_err(cl_err("clCreateContext"))?;
+        let context = crate::sys::guard::around_foreign(|| Context::from_device(&device))
+            .map_err(cl_err("clCreateContext"))?;
         let queue = make_queue(&context).map_err(cl_err("clCreateCommandQueue"))?;
         Ok(ClDevice {
             info: info.clone(),

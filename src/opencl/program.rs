@@ -5,6 +5,7 @@ use opencl3::program::Program;
 
 use super::cache::ProgramCache;
 use super::device::DeviceInfo;
+use crate::sys::guard::around_foreign;
 
 pub const NAIVE_SRC: &str = include_str!("../../kernels/literal_naive.cl");
 pub const THREE_PHASE_SRC: &str = include_str!("../../kernels/literal_3phase.cl");
@@ -38,7 +39,8 @@ pub fn build(
         options,
     );
     if let Some(bin) = cache.load(&key)
-        && let Ok(program) = Program::create_and_build_from_binary(ctx, &[&bin], options)
+        && let Ok(program) =
+            around_foreign(|| Program::create_and_build_from_binary(ctx, &[&bin], options))
     {
         return Ok(Built {
             program,
@@ -53,8 +55,9 @@ pub fn build(
     } else {
         format!("{options} -w")
     };
-    let program = Program::create_and_build_from_source(ctx, source, quiet.trim_start())
-        .map_err(|log| format!("OpenCL program build failed: {log}"))?;
+    let program =
+        around_foreign(|| Program::create_and_build_from_source(ctx, source, quiet.trim_start()))
+            .map_err(|log| format!("OpenCL program build failed: {log}"))?;
     if let Some(b) = program
         .get_binaries()
         .ok()

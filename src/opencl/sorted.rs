@@ -215,7 +215,7 @@ fn build_program(dev: &ClDevice, sources: &[&str], options: &str) -> Result<Prog
     let source = sources.join("\n");
     let mut program = Program::create_from_source(&dev.context, &source)
         .map_err(|e| format!("clCreateProgramWithSource: {e}"))?;
-    if let Err(e) = program.build(&[dev.info.id()], options) {
+    if let Err(e) = crate::sys::guard::around_foreign(|| program.build(&[dev.info.id()], options)) {
         let log = program.get_build_log(dev.info.id()).unwrap_or_default();
         return Err(format!("build failed ({e}) with {options:?}:\n{log}"));
     }

@@ -562,6 +562,7 @@ mod tests {
     /// the lines before the cut are all found.
     #[test]
     fn cold_order_on_a_file_that_shrinks_reports_it() {
+        let _alone = crate::sys::guard::exclusive();
         let f = lines_file(3 * COLD_PIECE + 4321);
         let map = GuardedMap::map(f.as_file()).unwrap().unwrap();
         let cut = COLD_PIECE + 12345;

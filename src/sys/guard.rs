@@ -15,6 +15,18 @@
 //! before (Rust's stack-overflow reporter) or gets the default action,
 //! exactly as without the guard.
 //!
+//! OpenCL runtimes install SIGBUS handlers of their own: PoCL's LLVM when
+//! PoCL lists its devices, Intel's CPU runtime at its first build, both with
+//! `SA_RESETHAND`. Such a handler restores the one it replaced before the
+//! fault repeats, but a second thread faulting meanwhile meets the default
+//! action and kills the process (seen once in the library tests: two
+//! threads reading a shrunk map after another test had listed PoCL's
+//! devices). Code that
+//! calls into a runtime where it may do this (listing platforms and
+//! devices, context creation, program builds) runs inside
+//! [`around_foreign`], which puts the guard's handler back afterwards. The
+//! window that remains is the runtime's call itself.
+//!
 //! Async-signal safety: the handler touches only atomics of a static array
 //! (no allocation, no locks) and makes the `mmap`, `sigaction` and `raise`
 //! system calls. (`mmap` is not on POSIX's async-signal-safe list, but on
@@ -87,28 +99,87 @@ pub fn install() -> bool {
         if page > 0 {
             PAGE.store(page as usize, Ordering::SeqCst);
         }
-        // SAFETY: a zeroed sigaction is a valid value (no flags, empty
-        // mask); we fill in the handler and mask before using it. Reading
-        // the old action into our static happens before the new handler is
-        // installed, so the handler never sees a partial write.
+        // SAFETY: a zeroed sigaction is a valid value for the query to
+        // fill. Reading the old action into our static happens before the
+        // new handler is installed, so the handler never sees a partial
+        // write.
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut old) != 0 {
                 return;
             }
             *OLD.0.get() = Some(old);
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            let handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-                on_sigbus;
-            sa.sa_sigaction = handler as usize;
-            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
-            libc::sigemptyset(&mut sa.sa_mask);
-            if libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()) == 0 {
+            if libc::sigaction(libc::SIGBUS, &our_action(), std::ptr::null_mut()) == 0 {
                 INSTALLED.store(true, Ordering::SeqCst);
             }
         }
     });
     INSTALLED.load(Ordering::SeqCst)
+}
+
+/// The guard's SIGBUS action.
+fn our_action() -> libc::sigaction {
+    // SAFETY: a zeroed sigaction is a valid value (no flags, empty mask);
+    // the handler, flags and mask are filled in below.
+    let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
+    let handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = on_sigbus;
+    sa.sa_sigaction = handler as usize;
+    sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+    // SAFETY: sigemptyset only writes the mask it is given.
+    unsafe { libc::sigemptyset(&mut sa.sa_mask) };
+    sa
+}
+
+/// Runs `f`, a call into an OpenCL runtime that may install its own SIGBUS
+/// handler (see the module's text), then puts the guard's handler back if
+/// it was replaced. The handler that was there before gsearch's (`OLD`)
+/// stays the one a fault outside the maps goes to.
+pub fn around_foreign<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(test)]
+    let _shared = FOREIGN.read().unwrap_or_else(|e| e.into_inner());
+    let r = f();
+    reassert();
+    r
+}
+
+/// Installs the guard's handler again when another took its place.
+fn reassert() {
+    if INSTALLED.load(Ordering::SeqCst)
+        && !in_place()
+        // SAFETY: installs a valid action for SIGBUS, which the guard owns
+        // since `install`; nothing else is changed.
+        && unsafe { libc::sigaction(libc::SIGBUS, &our_action(), std::ptr::null_mut()) } == 0
+    {
+        crate::sys::trace::mark("guard: SIGBUS handler taken back from the OpenCL runtime");
+    }
+}
+
+/// Whether SIGBUS's action is the guard's handler.
+pub fn in_place() -> bool {
+    // SAFETY: a zeroed sigaction is a valid value for the query to fill;
+    // the query changes nothing.
+    unsafe {
+        let mut now: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut now) == 0
+            && now.sa_sigaction == our_action().sa_sigaction
+    }
+}
+
+/// Held by [`around_foreign`] (shared) in test builds, and by a test that
+/// shrinks a mapped file (exclusive, [`exclusive`]), so that no runtime
+/// swaps the handler while that test's threads fault.
+#[cfg(test)]
+static FOREIGN: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// For a test that shrinks a mapped file: no OpenCL call that may replace
+/// the handler runs while the returned lock is held, and the guard's
+/// handler is in place.
+#[cfg(test)]
+pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
+    let g = FOREIGN.write().unwrap_or_else(|e| e.into_inner());
+    install();
+    reassert();
+    g
 }
 
 /// How many faults the guard has absorbed in this process (tests, `--stats`).
@@ -380,6 +451,7 @@ mod tests {
 
     #[test]
     fn a_map_whose_file_shrinks_reads_zeros_and_reports_it() {
+        let _alone = exclusive();
         let page = PAGE.load(Ordering::Relaxed).max(4096);
         let mut f = tempfile::NamedTempFile::new().unwrap();
         f.write_all(&vec![b'a'; page * 4]).unwrap();
@@ -403,7 +475,28 @@ mod tests {
     }
 
     #[test]
+    fn a_handler_that_a_runtime_installs_is_replaced() {
+        // (`around_foreign` keeps the tests that shrink maps out meanwhile.)
+        install();
+        extern "C" fn foreign(_: libc::c_int) {}
+        let replaced = around_foreign(|| {
+            // SAFETY: a zeroed sigaction with a plain handler is valid; the
+            // guard's handler is put back before this test reads a map.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = foreign as extern "C" fn(libc::c_int) as usize;
+                sa.sa_flags = libc::SA_RESETHAND;
+                libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+            }
+            !in_place()
+        });
+        assert!(replaced);
+        assert!(in_place());
+    }
+
+    #[test]
     fn maps_of_many_threads_are_tracked_apart() {
+        let _alone = exclusive();
         let page = PAGE.load(Ordering::Relaxed).max(4096);
         std::thread::scope(|s| {
             for i in 0..8 {
