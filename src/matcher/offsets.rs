@@ -1,7 +1,7 @@
 //! A matcher that answers "where is the next candidate line" from offsets an
 //! engine already found, and delegates everything else (confirming a line,
 //! finding match bounds for `-o`, colors, `--column`) to the exact matcher
-//! (the plan's [`LineMatcher`](crate::matcher::line::LineMatcher)).
+//! (the plan's [`LineMatcher`]).
 //!
 //! This is ripgrep's `find_candidate_line` hook: the searcher skips straight
 //! to the next offset instead of scanning the text, so the host's work is

@@ -11,7 +11,7 @@ use crate::sys::count_of;
 use super::lineindex::BatchLines;
 
 /// Where batches come from. `fill` writes up to `buf.len()` bytes (the
-/// engine's [`OpenClEngine::batch_capacity`]) at the start of `buf` - e.g.
+/// engine's [`OpenClEngine::batch_capacity`](super::engine::OpenClEngine::batch_capacity)) at the start of `buf` - e.g.
 /// `read(2)`/`pread(2)` straight into it, or a copy from a memory map - and
 /// returns how many it wrote plus a tag describing them (a file table,
 /// chunk offsets...). `None` ends the stream.
@@ -23,7 +23,7 @@ use super::lineindex::BatchLines;
 /// The consumer of a stream: `(tag, staged bytes, matches) -> keep going?`.
 pub type BatchSink<'a, T> = dyn FnMut(T, &[u8], MatchSet) -> bool + 'a;
 
-/// What [`OpenClEngine::stream_lines`] hands over for one batch.
+/// What [`OpenClEngine::stream_lines`](super::engine::OpenClEngine::stream_lines) hands over for one batch.
 #[derive(Debug)]
 pub enum BatchResult {
     /// Sorted match offsets (a batch the source did not want lines for).
@@ -32,7 +32,7 @@ pub enum BatchResult {
     Lines(BatchLines),
 }
 
-/// The consumer of [`OpenClEngine::stream_lines`].
+/// The consumer of [`OpenClEngine::stream_lines`](super::engine::OpenClEngine::stream_lines).
 pub type LineSink<'a, T> = dyn FnMut(T, &[u8], BatchResult) -> bool + 'a;
 
 pub trait BatchSource {
@@ -40,7 +40,7 @@ pub trait BatchSource {
     fn fill(&mut self, buf: &mut [u8]) -> Option<(usize, Self::Tag)>;
 
     /// Whether the batch just filled should come back as distinct matching
-    /// lines instead of offsets ([`OpenClEngine::stream_lines`] only).
+    /// lines instead of offsets ([`OpenClEngine::stream_lines`](super::engine::OpenClEngine::stream_lines) only).
     fn wants_lines(&self, _tag: &Self::Tag) -> bool {
         false
     }

@@ -492,7 +492,7 @@ impl<'a> Text<'a> {
     /// searcher over an [`OffsetMatcher`](crate::matcher::offsets::OffsetMatcher)
     /// decides such lines.
     /// The pages read leave the resident set as the check moves on
-    /// ([`Releaser`](crate::sys::guard::Releaser)): candidates lie every
+    /// ([`Releaser`]): candidates lie every
     /// few tens of KB, and a read of a big file's page cache can map a 2 MB
     /// folio, so reading them all maps in most of the file (with `-w` and 15
     /// rules over 8.68 GB, 6.6 GiB of peak RSS against 0.5 GiB on the CPU

@@ -12,7 +12,7 @@ use crate::sys::guard::{GuardedMap, RELEASE_STEP};
 
 /// The first line start at or after `at` (or the end of `data`) where a
 /// search may begin afresh: one whose line does not
-/// [`reads_before`](crate::matcher::lines::reads_before), within
+/// [`reads_before`], within
 /// [`CUT_REACH`]. The paths that cut a file among threads cut there, so
 /// each piece answers what one search of the whole file answers.
 pub fn next_line_start(data: &[u8], at: usize) -> usize {
@@ -29,7 +29,7 @@ pub fn next_line_start(data: &[u8], at: usize) -> usize {
 }
 
 /// The start of the line holding `at`, moved back over lines that
-/// [`reads_before`](crate::matcher::lines::reads_before) (within
+/// [`reads_before`] (within
 /// [`CUT_REACH`]): where a search that must see that line may begin.
 pub fn prev_line_start(data: &[u8], at: usize) -> usize {
     let mut s = memchr::memrchr(b'\n', &data[..at]).map_or(0, |k| k + 1);

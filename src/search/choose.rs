@@ -172,7 +172,7 @@ impl Opening {
     }
 }
 
-/// The DFA engine for a regex plan, as [`engine`] decides for literals.
+/// The DFA engine for a regex plan, as [`engines`] decides for literals.
 fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
     let Some(spec) = dfa_spec(cfg) else {
         return Ok(None);

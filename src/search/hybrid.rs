@@ -106,7 +106,7 @@ struct Shared {
 /// One chunk's answer.
 struct Answer {
     /// Sorted offsets of its matching lines, each inside the chunk's own
-    /// bytes (see [`cpu_chunk`] and the device sink); taken by whoever
+    /// bytes (see [`cpu_chunk`](super::chunks::cpu_chunk) and the device sink); taken by whoever
     /// prints them ([`Answer::take`]), so no chunk's are held twice.
     offsets: Mutex<Vec<u64>>,
     /// Its bytes hold a NUL.
