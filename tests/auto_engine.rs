@@ -115,6 +115,33 @@ fn auto_hybrid_nul_midway() {
     same_as_cpu(&cases, path, &auto_env(&first));
 }
 
+/// A file that opens with a UTF-8 byte-order mark, which ripgrep's searcher
+/// strips: the numbered lines go to its printer (they printed the mark,
+/// found by the fuzzer, seed 73546), the other forms as usual.
+#[test]
+fn auto_hybrid_byte_order_mark() {
+    use std::io::Write;
+    let f = corpus();
+    let mut g = tempfile::NamedTempFile::new().unwrap();
+    g.write_all(b"\xEF\xBB\xBFneedle on the first line\n")
+        .unwrap();
+    g.write_all(&std::fs::read(f.path()).unwrap()).unwrap();
+    let path = g.path().to_str().unwrap();
+    let cases: [&[&str]; 4] = [
+        &["-n", "needle"],
+        &["needle"],
+        &["-c", "needle"],
+        &["-o", "-n", "needle"],
+    ];
+    let env = auto_env(&[("GSEARCH_HYBRID_CHUNK", "65536")]);
+    same_as_cpu(&cases, path, &env);
+    same_as_cpu(
+        &cases,
+        path,
+        &[env.as_slice(), &[("GSEARCH_BIGFILE_MIN_BYTES", "1")]].concat(),
+    );
+}
+
 /// A candidate line longer than the confirmation's bound (1 MiB), which
 /// `-x` makes a candidate without matching: printed as streamed output
 /// only if the searcher decides it matches.

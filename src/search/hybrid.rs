@@ -379,10 +379,12 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         shared.close();
     };
     let mut printer = Printer::new(cfg, FlushOnWait::stdout(cfg));
-    let result = if streamed::streams(cfg, plan) {
-        print_streaming(cfg, plan, path, (&map, &shared), run, &mut printer)
-    } else if streamed::streams_numbered(cfg, plan) {
+    // A byte-order mark: ripgrep's printer (its searcher strips it).
+    let numbered = streamed::streams_numbered(cfg, plan);
+    let result = if numbered && crate::output::plain::plain_text(&map) {
         print_numbered(cfg, plan, path, (&map, &shared), run)
+    } else if numbered || streamed::streams(cfg, plan) {
+        print_streaming(cfg, plan, path, (&map, &shared), run, &mut printer)
     } else {
         run();
         print_collected(cfg, plan, path, (&map, &shared), waits, &mut printer)
