@@ -2,6 +2,7 @@
 //! ([`printer`]), the parallel plain-text writer for big files ([`plain`]),
 //! and `--stats` ([`stats`]).
 
+pub mod json;
 pub mod plain;
 pub mod printer;
 pub mod stats;

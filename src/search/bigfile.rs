@@ -4,10 +4,11 @@
 //!
 //! Every form streams. The plain forms (`-c`, `--count-matches`, lines
 //! with or without `-n` and without colors or context: what
-//! `output::plain` writes) are written here: segments are claimed in file
+//! `output::plain` writes) and `--json`'s match messages
+//! (`output::json`) are written here: segments are claimed in file
 //! order, and their lines are formatted by the threads that searched them
 //! and written as soon as they and all before them are done
-//! (`pipeline::segments`). The others (`-o`, context, colors, `--json`...)
+//! (`pipeline::segments`). The others (`-o`, context, colors...)
 //! are printed by ripgrep's searcher on this thread while the other
 //! threads find the segments' matching lines: it jumps from one matching
 //! line to the next as they arrive ([`FedMatcher`]). Either way the first
@@ -43,8 +44,8 @@ use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
-use crate::output::plain;
 use crate::output::printer::{Input, Printer, SearchResult};
+use crate::output::{json, plain};
 use crate::pipeline::lines::{
     Numbered, for_each_matching_line, matching_lines, next_line_start, numbered_matching_lines,
     unnumbered_matching_lines,
@@ -328,17 +329,69 @@ fn stream<W: WriteColor>(
             Err(h) => Streamed::Partly(0, h),
         };
     }
+    if json::form(cfg) && plan.pcre2.is_none() {
+        return json_lines(cfg, plan, hay, map, printer.get_mut());
+    }
     if !plain::lines_form(cfg) {
         return Streamed::Partly(0, Handover::Printer);
     }
-    match lines(cfg, plan, hay, map, cfg.line_number, printer.get_mut()) {
-        Ok(has_match) => Streamed::Done(Ok(SearchResult {
-            has_match,
+    let prefix = plain::path_prefix(cfg, &hay.path);
+    let numbers = cfg.line_number;
+    let format = |seg: &[u8], _: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
+        match numbers {
+            true => plain::write_numbered(seg, found, &prefix, first, out),
+            false => plain::write_unnumbered(seg, found, &prefix, out),
+        }
+        Ok(())
+    };
+    let found = lines(plan, hay, map, numbers, &[], format, printer.get_mut());
+    streamed(found, |written| {
+        Ok(SearchResult {
+            has_match: written > 0,
             stats: None,
-        })),
+        })
+    })
+}
+
+/// What [`stream`] answers for [`lines`]' outcome: `done` makes the
+/// result from the bytes written.
+fn streamed(
+    found: Result<u64, Stop>,
+    done: impl FnOnce(u64) -> io::Result<SearchResult>,
+) -> Streamed {
+    match found {
+        Ok(written) => Streamed::Done(done(written)),
         Err(Stop::Io(e)) => Streamed::Done(Err(e)),
         Err(Stop::Handover(written, h)) => Streamed::Partly(written, h),
     }
+}
+
+/// `--json`'s `match` messages (see `output::json`), framed by its
+/// `begin` and `end` messages, with the statistics its printer keeps.
+fn json_lines<W: Write>(
+    cfg: &Config,
+    plan: &Plan,
+    hay: &Haystack,
+    map: &GuardedMap,
+    wtr: &mut W,
+) -> Streamed {
+    let started = std::time::Instant::now();
+    let messages = json::Messages::new(&hay.path, map, plan.search_matcher(), cfg.line_number);
+    let begin = messages.begin();
+    let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
+        messages
+            .matches(at, found, first, out)
+            .map_err(|_| Handover::Printer)
+    };
+    let found = lines(plan, hay, map, cfg.line_number, &begin, format, wtr);
+    streamed(found, |written| {
+        let (stats, end) = messages.end(started.elapsed(), written);
+        wtr.write_all(&end)?;
+        Ok(SearchResult {
+            has_match: written > 0,
+            stats: Some(stats),
+        })
+    })
 }
 
 /// `-c` / `--count-matches` (with `--stats`), `-v` too: segments in any
@@ -461,20 +514,23 @@ enum Stop {
     Handover(u64, Handover),
 }
 
-/// The matching lines, numbered with `numbers` (`-n`), written segment by
-/// segment in file order. Returns whether a line matched.
+/// The matching lines, numbered when `numbers` (`-n`), written segment by
+/// segment in file order: `format(segment, its start, its lines, the
+/// number of its first line, out)` writes a segment's (or says who takes
+/// over), and `prelude` goes before the first byte
+/// written. Returns the bytes written.
 fn lines<W: Write>(
-    cfg: &Config,
     plan: &Plan,
     hay: &Haystack,
     map: &GuardedMap,
     numbers: bool,
+    prelude: &[u8],
+    format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<(), Handover> + Sync,
     wtr: &mut W,
-) -> Result<bool, Stop> {
+) -> Result<u64, Stop> {
     let data: &[u8] = map;
     let threads = crate::sys::cores();
     let matcher = plan.line_matcher();
-    let prefix = plain::path_prefix(cfg, &hay.path);
     let released = Mutex::new(Releaser::new(Some(map), 0));
     let order = order(plan, threads);
     let ahead = ReadAhead::cold(map);
@@ -512,10 +568,7 @@ fn lines<W: Write>(
         finish: |found: Result<(usize, usize, Vec<_>), Handover>, before: u64| {
             let (a, b, found) = found?;
             let mut out = Vec::new();
-            match numbers {
-                true => plain::write_numbered(&data[a..b], &found, &prefix, before + 1, &mut out),
-                false => plain::write_unnumbered(&data[a..b], &found, &prefix, &mut out),
-            }
+            format(&data[a..b], a, &found, before + 1, &mut out)?;
             // Segments finish in file order, give or take the threads
             // finishing side by side: releases in steps (each is an madvise
             // whose TLB shootdown reaches every core), not per segment.
@@ -526,18 +579,19 @@ fn lines<W: Write>(
             Ok(out)
         },
     };
-    let (mut written, mut any) = (0u64, false);
+    let mut written = 0u64;
     segments::in_order(data, order, work, |out| {
         let out = out.map_err(|h| Stop::Handover(written, h))?;
-        wtr.write_all(&out).map_err(Stop::Io)?;
         if written == 0 && !out.is_empty() {
+            wtr.write_all(prelude).map_err(Stop::Io)?;
+            written += prelude.len() as u64;
             crate::sys::trace::mark("big file: first output written");
         }
+        wtr.write_all(&out).map_err(Stop::Io)?;
         written += out.len() as u64;
-        any |= !out.is_empty();
         Ok(())
     })?;
-    Ok(any)
+    Ok(written)
 }
 
 /// Whether one of the lines `found` in `bytes` holds a NUL: past the

@@ -155,15 +155,60 @@ fn streamed_and_collected_forms_equal_the_searcher() {
             &["-o", "needle\\w*"],
             &["-b", "-o", "ne+dle"],
             &["--vimgrep", "needle"],
-            &["--json", "needle"],
+            &["--json", "-C1", "needle"],
+            &["--json", "-r", "x", "needle"],
             &["-C1", "needle$"],
             &["-B3", "struct"],
             &["--color", "always", "-n", "needle"],
             &["--heading", "-n", "-H", "needle"],
             &["-r", "[$0]", "needle"],
             &["-n", "-A2", "-m", "5", "^$"],
+            // `--json`'s match messages, written by every core.
+            &["--json", "needle"],
+            &["--json", "e"],
+            &["--json", "-N", "needle"],
+            &["--json", "-w", "needle"],
+            &["--json", "--stats", "needle\\w*"],
+            &["--json", "absent"],
+            &["--json", ""],
+            &["--json", "\\b"],
+            &["--json", "(?-m)^needle"],
         ],
     );
+}
+
+/// `--json` over lines that its printer writes as escaped text, as base64
+/// (not UTF-8) or with carriage returns, and a file of one line without a
+/// terminator, whose empty match at the end is dropped.
+#[test]
+fn json_messages_equal_the_searcher() {
+    let dir = Dir::new("bigfile_json", Engine::Cpu);
+    let mut data = Vec::new();
+    for i in 0..3000 {
+        data.extend_from_slice(match i % 7 {
+            0 => "caf\u{e9} needle \"quoted\" back\\slash\ttab\n".as_bytes(),
+            1 => b"bad \xff\xfe needle bytes\n",
+            2 => b"\n",
+            3 => b"needle needle\x01ctrl\x1b\n",
+            4 => b"crlf needle\r\n",
+            5 => "\u{2603} needle \u{1F600}\n".as_bytes(),
+            _ => b"plain\n",
+        });
+    }
+    data.extend_from_slice(b"last needle without newline");
+    dir.create_bytes("mixed.txt", &data);
+    dir.create_bytes("one.txt", b"one needle");
+    let cases: &[&[&str]] = &[
+        &["--json", "needle"],
+        &["--json", "e"],
+        &["--json", "x*"],
+        &["--json", "(?-u:\\xff)"],
+        &["--json", "\\w+"],
+        &["--json", "$"],
+        &["--json", "-i", "NEEDLE"],
+    ];
+    same_as_searcher(&dir, "mixed.txt", cases);
+    same_as_searcher(&dir, "one.txt", cases);
 }
 
 /// PCRE2 (`-P`): each line decided alone, without its terminator, as
@@ -300,6 +345,7 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
                 &["needle"],
                 &["-o", "-b", "needle"],
                 &["-C1", "e"],
+                &["--json", "needle"],
             ],
         );
     }
@@ -313,6 +359,7 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
             &["--mmap", "--sort", "path", "-c", "needle"],
             &["--mmap", "--sort", "path", "needle"],
             &["--mmap", "--sort", "path", "-o", "-C1", "needle"],
+            &["--mmap", "--sort", "path", "--json", "needle"],
         ],
     );
 }
