@@ -23,6 +23,7 @@ use grep_searcher::{Searcher, Sink};
 use termcolor::{ColorSpec, HyperlinkSpec, WriteColor};
 
 use crate::cli::config::{Config, OutputMode};
+use crate::output::json;
 use crate::output::stats::keeps_stats;
 
 /// One of ripgrep's three printers.
@@ -33,6 +34,9 @@ pub enum Printer<W> {
     /// writes: hyperlinks and `--path-separator`.
     SummaryWithPaths(Summary<W>),
     Json(JSON<W>),
+    /// `--json`'s match messages alone, formatted by gsearch
+    /// ([`json::JsonSink`]).
+    JsonLines(W),
 }
 
 /// The summary printer, without paths, and how this module prints them.
@@ -175,6 +179,7 @@ impl<W: WriteColor> Printer<W> {
                 OutputMode::FilesWithoutMatch => SummaryKind::PathWithoutMatch,
                 OutputMode::Count => SummaryKind::Count,
                 OutputMode::CountMatches => SummaryKind::CountMatches,
+                OutputMode::Json if json::sink_form(cfg) => return Printer::JsonLines(wtr),
                 OutputMode::Json => {
                     return Printer::Json(
                         JSONBuilder::new()
@@ -227,6 +232,7 @@ impl<W: WriteColor> Printer<W> {
             Printer::Summary(p) => &mut p.printer.get_mut().inner,
             Printer::SummaryWithPaths(p) => p.get_mut(),
             Printer::Json(p) => p.get_mut(),
+            Printer::JsonLines(w) => w,
         }
     }
 
@@ -246,6 +252,7 @@ impl<W: WriteColor> Printer<W> {
             }
             Printer::SummaryWithPaths(p) => finish(searcher, m, input, p.sink_with_path(m, path)),
             Printer::Json(p) => finish(searcher, m, input, p.sink_with_path(m, path)),
+            Printer::JsonLines(w) => finish(searcher, m, input, json::JsonSink::new(m, path, w)),
         }
     }
 }
@@ -367,6 +374,15 @@ impl<M: Matcher, W: WriteColor> Finished for SummarySink<'_, '_, M, W> {
         SearchResult {
             has_match: self.has_match(),
             stats: self.stats().cloned(),
+        }
+    }
+}
+
+impl<M: Matcher, W: io::Write> Finished for json::JsonSink<'_, M, W> {
+    fn result(&self) -> SearchResult {
+        SearchResult {
+            has_match: self.has_match(),
+            stats: Some(self.stats().clone()),
         }
     }
 }
