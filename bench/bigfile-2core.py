@@ -30,7 +30,9 @@ Environment: RG (default /work/rg-install/bin/rg, else rg on PATH),
   left to a child process, can otherwise overlap the next run),
   GSEARCH_BASE (a second gsearch build, an A/B column), GSEARCH_CPU=1 (a column
   of GSEARCH with `--engine cpu`: the CPU engine alone), RUNS, WARMUP, ROWS (plain,
-  printed, pcre2, rules, numbered (the rule set's `-n` rows), words, opencl: a
+  printed, pcre2, rules, numbered (the rule set's `-n` rows), words, opencl, json
+  (`--json`, whose match messages gsearch writes, and with context, which ripgrep's
+  printer writes): a
   comma-separated choice; default
   plain,printed,pcre2), RULES, WORDS."""
 import hashlib
@@ -120,6 +122,14 @@ ROWS = {
         (f"-o -f {RULE_NAME}", ["-o", "-f", RULES], False),
         (f"-n -f {RULE_NAME}", ["-n", "-f", RULES], False),
         (f"-c -f {RULE_NAME}", ["-c", "-f", RULES], False),
+    ],
+    "json": [
+        ("--json struct", ["--json", "struct"], False),
+        ("--json -w int", ["--json", "-w", "int"], False),
+        ("--json e", ["--json", "e"], False),
+        ("--json e | head -1", ["--json", "e"], True),
+        ("--json -N -i error", ["--json", "-N", "-i", "error"], False),
+        ("--json -C1 struct", ["--json", "-C1", "struct"], False),
     ],
     "numbered": [
         (f"-n -f {RULE_NAME}", ["-n", "-f", RULES], False),

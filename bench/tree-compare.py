@@ -10,7 +10,8 @@ sys.dont_write_bytecode = True
 from interleave import compare  # noqa: E402
 
 T = "/opt/torch/.venv/lib/python3.12/site-packages"
-cases = [["PyErr_SetString", "."], ["-c", "PyErr_SetString", "."]]
+cases = [["PyErr_SetString", "."], ["-c", "PyErr_SetString", "."],
+         ["--json", "PyErr_SetString", "."], ["--json", "-w", "self", "."]]
 if len(sys.argv) > 1:
     cases.append(["-c", "-F", "-f", sys.argv[1], "."])
 compare(cases, cwd=T, runs=int(os.environ.get("RUNS", "30")))
