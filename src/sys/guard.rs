@@ -136,7 +136,7 @@ fn our_action() -> libc::sigaction {
 /// stays the one a fault outside the maps goes to.
 pub fn around_foreign<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(test)]
-    let _shared = FOREIGN.read().unwrap_or_else(|e| e.into_inner());
+    let _alone = (!HELD.get()).then(lock_foreign);
     let r = f();
     reassert();
     r
@@ -165,21 +165,49 @@ pub fn in_place() -> bool {
     }
 }
 
-/// Held by [`around_foreign`] (shared) in test builds, and by a test that
-/// shrinks a mapped file (exclusive, [`exclusive`]), so that no runtime
-/// swaps the handler while that test's threads fault.
+/// Held in test builds by [`around_foreign`] (the tests' OpenCL calls one
+/// at a time: a runtime that installs its handler in one thread's call
+/// while another's has returned would undo that one's reassertion) and by
+/// a test that shrinks a mapped file or checks the handler
+/// ([`exclusive`]), so that no runtime swaps it meanwhile.
 #[cfg(test)]
-static FOREIGN: std::sync::RwLock<()> = std::sync::RwLock::new(());
+static FOREIGN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// For a test that shrinks a mapped file: no OpenCL call that may replace
-/// the handler runs while the returned lock is held, and the guard's
-/// handler is in place.
 #[cfg(test)]
-pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
-    let g = FOREIGN.write().unwrap_or_else(|e| e.into_inner());
+thread_local! {
+    /// Whether this thread holds [`FOREIGN`] through [`exclusive`].
+    static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cfg(test)]
+fn lock_foreign() -> std::sync::MutexGuard<'static, ()> {
+    FOREIGN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What [`exclusive`] returns: the lock, held until it is dropped.
+#[cfg(test)]
+pub struct Exclusive {
+    _lock: std::sync::MutexGuard<'static, ()>,
+}
+
+#[cfg(test)]
+impl Drop for Exclusive {
+    fn drop(&mut self) {
+        HELD.set(false);
+    }
+}
+
+/// For a test that shrinks a mapped file or checks the handler: no other
+/// thread's OpenCL call that may replace the handler runs while the
+/// returned lock is held (this thread's own do), and the guard's handler
+/// is in place.
+#[cfg(test)]
+pub fn exclusive() -> Exclusive {
+    let g = lock_foreign();
+    HELD.set(true);
     install();
     reassert();
-    g
+    Exclusive { _lock: g }
 }
 
 /// How many faults the guard has absorbed in this process (tests, `--stats`).
