@@ -22,27 +22,27 @@ use std::time::{Duration, Instant};
 
 use grep_matcher::{LineTerminator, Matcher};
 use grep_printer::Stats;
-use grep_searcher::{Searcher, Sink, SinkFinish, SinkMatch};
+use grep_searcher::{Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 
 use crate::cli::config::{Config, OutputMode};
 use crate::pipeline::lines::Numbered;
 
-/// Whether [`JsonSink`] writes `--json`: `match` messages alone, one line
-/// at a time (no context lines, `--passthru`, `-U`, replacements or `-q`).
+/// Whether [`JsonSink`] writes `--json`: one line at a time (no `-U`), no
+/// replacements (`-r`), not `-q`.
 pub fn sink_form(cfg: &Config) -> bool {
-    cfg.mode == OutputMode::Json
-        && cfg.before == 0
-        && cfg.after == 0
-        && cfg.replace.is_none()
-        && !cfg.input.multiline
-        && !cfg.out.passthru
-        && !cfg.quiet
+    cfg.mode == OutputMode::Json && cfg.replace.is_none() && !cfg.input.multiline && !cfg.quiet
 }
 
 /// Whether one big file's `--json` is written by every core
-/// ([`Messages`]): [`sink_form`] without `-v` or `-m`.
+/// ([`Messages`]): [`sink_form`] with `match` messages alone (no context,
+/// `--passthru`, `-v` or `-m`).
 pub fn form(cfg: &Config) -> bool {
-    sink_form(cfg) && !cfg.invert && cfg.max_count.is_none()
+    sink_form(cfg)
+        && cfg.before == 0
+        && cfg.after == 0
+        && !cfg.out.passthru
+        && !cfg.invert
+        && cfg.max_count.is_none()
 }
 
 /// The matcher failed on a line (PCRE2's limits; never the default
@@ -105,6 +105,7 @@ impl<'a, M: Matcher> Messages<'a, M> {
             found_matches += subs.len() as u64;
             let number = self.numbers.then_some(first + f.line);
             let m = MatchMessage {
+                kind: "match",
                 path: &self.path,
                 line: &self.data[line.clone()],
                 number,
@@ -207,10 +208,39 @@ impl<M: Matcher, W: io::Write> Sink for JsonSink<'_, M, W> {
         self.stats.add_matches(self.subs.len() as u64);
         self.stats.add_matched_lines(mat.lines().count() as u64);
         let m = MatchMessage {
+            kind: "match",
             path: &self.path,
             line: mat.bytes(),
             number: mat.line_number(),
             offset: mat.absolute_byte_offset(),
+        };
+        m.push(&self.subs, &mut self.out);
+        self.write_out()?;
+        Ok(true)
+    }
+
+    /// A `context` message; its submatches only when the search is
+    /// inverted (the line is then one that matches), found in the line
+    /// alone, as grep-printer finds them.
+    fn context(&mut self, searcher: &Searcher, ctx: &SinkContext<'_>) -> io::Result<bool> {
+        self.out.clear();
+        if !self.begun {
+            push_begin(&mut self.out, &self.path);
+            self.begun = true;
+        }
+        let line = ctx.bytes();
+        self.subs.clear();
+        if searcher.invert_match() {
+            let term = searcher.line_terminator();
+            submatches(&self.matcher, line, 0..line.len(), term, &mut self.subs)
+                .map_err(|e| io::Error::other(e.0))?;
+        }
+        let m = MatchMessage {
+            kind: "context",
+            path: &self.path,
+            line,
+            number: ctx.line_number(),
+            offset: ctx.absolute_byte_offset(),
         };
         m.push(&self.subs, &mut self.out);
         self.write_out()?;
@@ -275,9 +305,10 @@ fn push_end(out: &mut Vec<u8>, path: &[u8], binary_offset: Option<u64>, stats: &
     out.extend_from_slice(b"}}\n");
 }
 
-/// One `match` message: the path's JSON value, the line, its number and
-/// its offset in the file.
+/// One `match` (or `context`: `kind`) message: the path's JSON value, the
+/// line, its number and its offset in the file.
 struct MatchMessage<'a> {
+    kind: &'static str,
     path: &'a [u8],
     line: &'a [u8],
     number: Option<u64>,
@@ -288,7 +319,9 @@ impl MatchMessage<'_> {
     /// Appends the message with `subs` (the matches in the line).
     fn push(&self, subs: &[(usize, usize)], out: &mut Vec<u8>) {
         let mut num = itoa::Buffer::new();
-        out.extend_from_slice(b"{\"type\":\"match\",\"data\":{\"path\":");
+        out.extend_from_slice(b"{\"type\":\"");
+        out.extend_from_slice(self.kind.as_bytes());
+        out.extend_from_slice(b"\",\"data\":{\"path\":");
         out.extend_from_slice(self.path);
         out.extend_from_slice(b",\"lines\":");
         push_data(out, self.line);
@@ -458,7 +491,7 @@ mod tests {
     fn the_sink_writes_what_grep_printer_writes() {
         let data: &[u8] = b"caf\xc3\xa9 needle \"q\" \\ \t\x01\nbad \xff needle\n\ncrlf needle\r\nneedle needle\nlast needle";
         type Setup = fn(&mut grep_searcher::SearcherBuilder);
-        let setups: [Setup; 5] = [
+        let setups: [Setup; 9] = [
             |_| {},
             |b| {
                 b.line_number(false);
@@ -471,6 +504,18 @@ mod tests {
             },
             |b| {
                 b.max_matches(Some(2));
+            },
+            |b| {
+                b.before_context(1).after_context(2);
+            },
+            |b| {
+                b.invert_match(true).after_context(1);
+            },
+            |b| {
+                b.passthru(true);
+            },
+            |b| {
+                b.invert_match(true).passthru(true).line_number(false);
             },
         ];
         for pattern in [

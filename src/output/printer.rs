@@ -34,8 +34,8 @@ pub enum Printer<W> {
     /// writes: hyperlinks and `--path-separator`.
     SummaryWithPaths(Summary<W>),
     Json(JSON<W>),
-    /// `--json`'s match messages alone, formatted by gsearch
-    /// ([`json::JsonSink`]).
+    /// `--json`, formatted by gsearch ([`json::JsonSink`]; not `-U` or
+    /// `-r`).
     JsonLines(W),
 }
 
