@@ -1,18 +1,22 @@
-//! `--json` for one big file, written by every core.
+//! `--json`'s messages, formatted by gsearch.
 //!
-//! ripgrep's JSON printer serializes each message through serde on the one
-//! thread that searches the file: `--json e` over 100 MB of C (1.7 million
-//! matching lines) took ripgrep 3.2 s on the 2-core machine. Here the
-//! threads that found a segment's lines (`search::bigfile`) also write its
-//! `match` messages, and the `begin` and `end` messages frame them. The
-//! bytes are grep-printer's (0.3): the same fields in the same order,
-//! strings escaped by `serde_json` as it escapes them, text that is not
-//! UTF-8 in base64 (`{"bytes":...}`), and each line's submatches found as
-//! its printer finds them (the matcher run over the map up to the line's
-//! end, without its terminator, from the line's start). Only `match`
-//! messages are written here ([`form`]: no context, replacement, `-v` or
-//! `-m`); the rest is ripgrep's printer. Tests compare the two byte for
-//! byte.
+//! ripgrep's JSON printer serializes each message with serde, token by
+//! token through the output stream: `--json e` over 100 MB of C (1.7
+//! million matching lines) took ripgrep 3.2 s on the 2-core machine. Here
+//! each message is formatted into a buffer and written whole, and the bytes
+//! are grep-printer's (0.3): the same fields in the same order, strings
+//! escaped by `serde_json` as it escapes them, text that is not UTF-8 in
+//! base64 (`{"bytes":...}`), each line's submatches found as its printer
+//! finds them (the matcher run over the buffer up to the line's end,
+//! without its terminator, from the line's start), and its statistics.
+//! - [`JsonSink`] is the sink of every `--json` search ([`sink_form`]: not
+//!   `-U` or `-r`, which stay with grep-printer): `begin`, `match`,
+//!   `context` and `end` messages.
+//! - [`Messages`] writes one big file's `match` messages on every core
+//!   (`search::bigfile`, [`form`]): the threads that found a segment's
+//!   lines also write their messages, which `begin` and `end` frame.
+//!
+//! Tests compare both with grep-printer byte for byte.
 
 use std::io;
 use std::ops::Range;
