@@ -34,9 +34,9 @@ pub enum Printer<W> {
     /// writes: hyperlinks and `--path-separator`.
     SummaryWithPaths(Summary<W>),
     Json(JSON<W>),
-    /// `--json`, formatted by gsearch ([`json::JsonSink`]; not `-U` or
-    /// `-r`).
-    JsonLines(W),
+    /// `--json`, formatted by gsearch ([`json::JsonSink`]; not `-U`), and
+    /// `-r`'s replacement.
+    JsonLines(W, Option<Vec<u8>>),
 }
 
 /// The summary printer, without paths, and how this module prints them.
@@ -179,7 +179,9 @@ impl<W: WriteColor> Printer<W> {
                 OutputMode::FilesWithoutMatch => SummaryKind::PathWithoutMatch,
                 OutputMode::Count => SummaryKind::Count,
                 OutputMode::CountMatches => SummaryKind::CountMatches,
-                OutputMode::Json if json::sink_form(cfg) => return Printer::JsonLines(wtr),
+                OutputMode::Json if json::sink_form(cfg) => {
+                    return Printer::JsonLines(wtr, cfg.replace.clone());
+                }
                 OutputMode::Json => {
                     return Printer::Json(
                         JSONBuilder::new()
@@ -232,7 +234,7 @@ impl<W: WriteColor> Printer<W> {
             Printer::Summary(p) => &mut p.printer.get_mut().inner,
             Printer::SummaryWithPaths(p) => p.get_mut(),
             Printer::Json(p) => p.get_mut(),
-            Printer::JsonLines(w) => w,
+            Printer::JsonLines(w, _) => w,
         }
     }
 
@@ -252,7 +254,10 @@ impl<W: WriteColor> Printer<W> {
             }
             Printer::SummaryWithPaths(p) => finish(searcher, m, input, p.sink_with_path(m, path)),
             Printer::Json(p) => finish(searcher, m, input, p.sink_with_path(m, path)),
-            Printer::JsonLines(w) => finish(searcher, m, input, json::JsonSink::new(m, path, w)),
+            Printer::JsonLines(w, r) => {
+                let sink = json::JsonSink::new(m, path, r.as_deref(), w);
+                finish(searcher, m, input, sink)
+            }
         }
     }
 }
