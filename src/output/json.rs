@@ -103,9 +103,9 @@ impl<'a, M: Matcher> Messages<'a, M> {
     ) -> Result<(), MatcherFailed> {
         let mut subs = Vec::new();
         let mut found_matches = 0;
+        let term = LineTerminator::byte(b'\n');
         for f in found {
             let line = at + f.start..at + f.end;
-            let term = LineTerminator::byte(b'\n');
             submatches(&self.matcher, self.data, line.clone(), term, &mut subs)?;
             found_matches += subs.len() as u64;
             let number = self.numbers.then_some(first + f.line);

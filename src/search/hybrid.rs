@@ -379,11 +379,15 @@ pub fn search(cfg: &Config, plan: &Plan, path: &std::path::Path) -> anyhow::Resu
         shared.close();
     };
     let mut printer = Printer::new(cfg, FlushOnWait::stdout(cfg));
-    // A byte-order mark: ripgrep's printer (its searcher strips it).
     let numbered = streamed::streams_numbered(cfg, plan);
-    let result = if numbered && crate::output::plain::plain_text(&map) {
-        print_numbered(cfg, plan, path, (&map, &shared), run)
+    let stream = numbered
+        .then(|| NumberedStream::of_map((cfg, plan), path.to_path_buf(), &map))
+        .flatten();
+    let result = if let Some(stream) = stream {
+        print_numbered(stream, &shared, run)
     } else if numbered || streamed::streams(cfg, plan) {
+        // (Numbered lines that `NumberedStream` does not write go to
+        // ripgrep's printer.)
         print_streaming(cfg, plan, path, (&map, &shared), run, &mut printer)
     } else {
         run();
@@ -845,13 +849,10 @@ fn print_streaming(
 /// hands the rest of the file to ripgrep's searcher) no chunk is claimed
 /// any more.
 fn print_numbered(
-    cfg: &Config,
-    plan: &Plan,
-    path: &std::path::Path,
-    (map, shared): (&GuardedMap, &Shared),
+    mut stream: NumberedStream<'_>,
+    shared: &Shared,
     run: impl FnOnce() + Send,
 ) -> io::Result<SearchResult> {
-    let mut stream = NumberedStream::of_map((cfg, plan), path.to_path_buf(), map);
     std::thread::scope(|s| {
         s.spawn(run);
         for chunk in answered_in_order(shared, usize::MAX) {

@@ -295,26 +295,31 @@ impl<'a> NumberedStream<'a> {
         file: &std::fs::File,
     ) -> Option<NumberedStream<'a>> {
         let map = GuardedMap::map(file).ok().flatten()?;
-        Some(NumberedStream::over((cfg, plan), path, Held::Own(map)))
+        NumberedStream::over((cfg, plan), path, Held::Own(map))
     }
 
     /// The numbered lines of `map`, which the caller mapped (and checks
-    /// for a file that shrank).
+    /// for a file that shrank); `None` as for [`NumberedStream::over`].
     pub fn of_map(
         (cfg, plan): (&'a Config, &'a Plan),
         path: std::path::PathBuf,
         map: &'a GuardedMap,
-    ) -> NumberedStream<'a> {
+    ) -> Option<NumberedStream<'a>> {
         NumberedStream::over((cfg, plan), path, Held::Lent(map))
     }
 
+    /// `None` for a file that opens with a byte-order mark: ripgrep's
+    /// searcher strips it, so its printer writes such a file's lines.
     fn over(
         (cfg, plan): (&'a Config, &'a Plan),
         path: std::path::PathBuf,
         map: Held<'a>,
-    ) -> NumberedStream<'a> {
+    ) -> Option<NumberedStream<'a>> {
+        if !crate::output::plain::plain_text(&map) {
+            return None;
+        }
         crate::sys::trace::mark("big file: numbered lines written as its chunks come");
-        NumberedStream {
+        Some(NumberedStream {
             cfg,
             plan,
             path,
@@ -324,7 +329,7 @@ impl<'a> NumberedStream<'a> {
             decided_to: 0,
             anchor: (0, 1),
             ended: None,
-        }
+        })
     }
 
     /// Prints one chunk's lines, numbered by the device or here; false

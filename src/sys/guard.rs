@@ -21,9 +21,8 @@
 //! fault repeats, but a second thread faulting meanwhile meets the default
 //! action and kills the process (seen once in the library tests: two
 //! threads reading a shrunk map after another test had listed PoCL's
-//! devices). Code that
-//! calls into a runtime where it may do this (listing platforms and
-//! devices, context creation, program builds) runs inside
+//! devices). Code that calls into a runtime where it may do this (listing
+//! platforms and devices, context creation, program builds) runs inside
 //! [`around_foreign`], which puts the guard's handler back afterwards. The
 //! window that remains is the runtime's call itself.
 //!
