@@ -1,7 +1,7 @@
 complete -c gsearch -s e -l regexp -d 'A pattern to search for; may be given many times (any may match)' -r
 complete -c gsearch -s f -l file -d 'Read patterns from a file, one per line (\'-\' reads standard input)' -r -F
 complete -c gsearch -s m -l max-count -d 'Stop reading a file after NUM matching lines' -r
-complete -c gsearch -s j -l threads -d 'The number of threads to search with (0 picks automatically)' -r
+complete -c gsearch -s j -l threads -d 'The number of threads to search with (0 picks automatically); N also bounds the threads that split one big file or fill a device\'s buffers' -r
 complete -c gsearch -s r -l replace -d 'Replace every match with TEXT in the output (`$1`, `$name` refer to capture groups)' -r
 complete -c gsearch -s A -l after-context -d 'Lines of context to show after each match' -r
 complete -c gsearch -s B -l before-context -d 'Lines of context to show before each match' -r

@@ -63,6 +63,9 @@ fn try_main() -> anyhow::Result<u8> {
     }
     let (sorted, files) = (cli.sorted, cli.files);
     let mut cfg = Config::from_cli(cli)?;
+    if let Some(n) = cfg.threads_given {
+        gsearch::sys::limit_cores(n);
+    }
     gsearch::matcher::spec::resolve_engine(&mut cfg);
     messages::configure(!cfg.no_messages, !cfg.no_ignore_messages);
     if files {

@@ -178,7 +178,8 @@ pub struct Cli {
     /// Never use memory maps.
     #[arg(long, overrides_with = "mmap", help_heading = "Search")]
     pub no_mmap: bool,
-    /// The number of threads to search with (0 picks automatically).
+    /// The number of threads to search with (0 picks automatically); N also
+    /// bounds the threads that split one big file or fill a device's buffers.
     #[arg(short = 'j', long, value_name = "NUM", help_heading = "Search")]
     pub threads: Option<usize>,
 

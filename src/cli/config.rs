@@ -90,6 +90,9 @@ pub struct Config {
     /// `threads` is ripgrep's default (no `-j`, several files), which a
     /// CPU-bound matcher may widen to every core (`cpu::search_cpu`).
     pub threads_default: bool,
+    /// `-j N` (N > 0) as given: the most cores any part of the run may
+    /// keep busy (`sys::limit_cores`).
+    pub threads_given: Option<usize>,
     pub binary: BinaryMode,
     /// Files are searched through memory maps (decided once, as ripgrep
     /// decides: `--mmap`, or at most 10 paths that are all files).
@@ -195,6 +198,7 @@ impl Config {
             sort_path,
             threads,
             threads_default,
+            threads_given: cli.threads.filter(|&n| n > 0),
             binary,
             use_mmap,
             no_mmap: cli.no_mmap,

@@ -33,6 +33,7 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use grep_searcher::Searcher;
@@ -178,6 +179,10 @@ fn printed<W: WriteColor>(
     let order = order(plan, threads);
     let ahead = ReadAhead::cold(map);
     let matcher = plan.line_matcher();
+    // Set once the printer is done: a segment being searched then ends at
+    // its next block, so a closed pipe (`| head -1`) is not held up by the
+    // segments in flight.
+    let printed = AtomicBool::new(false);
     let work = segments::Work {
         search: |seg: &segments::Segment| {
             if let Some(a) = &ahead {
@@ -185,9 +190,14 @@ fn printed<W: WriteColor>(
             }
             let (starts, failed) = watched(plan, || {
                 let mut starts = Vec::new();
-                for_each_matching_line(&data[seg.start..seg.end], &matcher, |s, _| {
-                    starts.push((seg.start + s) as u64);
-                });
+                for (a, b) in blocks(data, seg.start, seg.end, STOP_BLOCK) {
+                    if printed.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    for_each_matching_line(&data[a..b], &matcher, |s, _| {
+                        starts.push((a + s) as u64);
+                    });
+                }
                 starts
             });
             match failed {
@@ -206,7 +216,9 @@ fn printed<W: WriteColor>(
         // what the segments did not.
         let term = grep_matcher::Matcher::line_terminator(&plan.line_matcher());
         let fed = FedMatcher::new(plan.search_matcher(), map, term, rx);
-        search_map(cfg, searcher, printer, skip, fed, hay, map)
+        let result = search_map(cfg, searcher, printer, skip, fed, hay, map);
+        printed.store(true, Ordering::Relaxed);
+        result
     });
     if let Some(p) = &plan.pcre2 {
         // Answered here: the next file starts afresh.
@@ -423,7 +435,7 @@ fn count<W: Write>(
         // count (a segment is too big for it: the file would be read from
         // memory twice).
         let (mut counts, mut nul) = ((0, 0), false);
-        for (a, b) in blocks(data, seg.start, seg.end) {
+        for (a, b) in blocks(data, seg.start, seg.end, BLOCK) {
             nul |= memchr::memchr(0, &data[a..b]).is_some();
             let (l, f) = match &literal {
                 Some(l) => literal_counts(l, &data[a..b], matches, cfg.stats),
@@ -473,15 +485,25 @@ fn lines_in(data: &[u8], a: usize, b: usize) -> u64 {
 /// typical 512 KiB to 2 MiB).
 const BLOCK: usize = 256 << 10;
 
-/// `data[a..b]` (whole lines) in blocks of whole lines of about [`BLOCK`]
-/// bytes.
-fn blocks(data: &[u8], a: usize, b: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+/// How often a segment searched for ripgrep's printer looks whether the
+/// printer is still there: every 32 KiB, a few hundred microseconds of the
+/// slowest line matchers.
+const STOP_BLOCK: usize = 32 << 10;
+
+/// `data[a..b]` (whole lines) in blocks of whole lines of about `size`
+/// bytes, cut where a search may begin afresh.
+fn blocks(
+    data: &[u8],
+    a: usize,
+    b: usize,
+    size: usize,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut at = a;
     std::iter::from_fn(move || {
         if at >= b {
             return None;
         }
-        let end = next_line_start(&data[..b], at.saturating_add(BLOCK).min(b));
+        let end = next_line_start(&data[..b], at.saturating_add(size).min(b));
         let block = (at, end);
         at = end;
         Some(block)

@@ -46,11 +46,27 @@ pub fn count_of(n: impl std::fmt::Display, noun: &str) -> String {
     format!("{n} {noun}{}", if es { "es" } else { "s" })
 }
 
-/// The number of cores the OS lets this process use (at least 1), asked
-/// once (the answer reads cgroup files).
+/// The number of cores this process may use (at least 1): those the OS
+/// lets it use (asked once: the answer reads cgroup files), at most the
+/// `-j` given ([`limit_cores`]).
 pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    let os = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    match CORE_LIMIT.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => os,
+        n => os.min(n),
+    }
+}
+
+/// `-j` given on the command line (0: none).
+static CORE_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Caps [`cores`] at `n` for the rest of the run: `-j N` bounds every pool
+/// of threads, the one that splits a big file and those that fill a
+/// device's staging buffers included, as ripgrep's `-j` bounds its
+/// threads.
+pub fn limit_cores(n: usize) {
+    CORE_LIMIT.store(n, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Bytes below which a staging fill's read is not split among threads.

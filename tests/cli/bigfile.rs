@@ -456,3 +456,24 @@ fn one_literal_counts_and_lines_equal_the_searcher() {
         );
     }
 }
+
+/// `-j1` keeps one big file on one thread, as ripgrep's `-j` bounds its
+/// threads: the file is not split (no "big file mapped" in the trace),
+/// and the answer is the same.
+#[test]
+fn one_thread_given_keeps_the_file_whole() {
+    let dir = Dir::new("bigfile_j1", Engine::Cpu);
+    dir.create_bytes("big.txt", &text(3000));
+    let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1"), ("GSEARCH_TRACE", "1")];
+    let args = ["-n", "needle", "big.txt"];
+    let split = output(&dir, None, &env, &args);
+    let one = output(&dir, None, &env, &[&["-j1"][..], &args].concat());
+    assert_eq!(split.stdout, one.stdout);
+    let mapped =
+        |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).contains("big file mapped");
+    assert!(!mapped(&one), "{}", String::from_utf8_lossy(&one.stderr));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores > 1 {
+        assert!(mapped(&split), "{}", String::from_utf8_lossy(&split.stderr));
+    }
+}
