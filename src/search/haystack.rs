@@ -132,8 +132,12 @@ fn search_read<M: Matcher, W: WriteColor>(
 /// bytes searched that `--json` and `--stats` report, where `-m` stops
 /// before after-context lines.
 pub fn reader_differs(cfg: &Config, bytes: &[u8]) -> bool {
+    // ASCII text (most files) has no such line, and `is_ascii` looks at
+    // a word at a time where the scan stops at every line.
     let opens_mid_char = || {
-        memchr::memchr_iter(b'\n', bytes).any(|i| crate::matcher::lines::reads_before(bytes, i + 1))
+        !bytes.is_ascii()
+            && memchr::memchr_iter(b'\n', bytes)
+                .any(|i| crate::matcher::lines::reads_before(bytes, i + 1))
     };
     // (After `-m`'s last match, a read counts the after-context lines it
     // went on to in the bytes searched, which `--json` and `--stats` show.)
