@@ -5,15 +5,23 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use grep_regex::RegexMatcher;
+use thread_local::ThreadLocal;
 
 /// The plan's regex, compiled on its own thread. Searches wait for it
 /// only where they use it: a big literal set that the hashed finder answers
 /// by itself (every pattern its own literal, case-sensitive) needs it for
 /// captures and `--verify` alone, and its automaton of 100,000 words takes
 /// most of a second to build.
+///
+/// Each thread searches with its own clone ([`Regex::get`]): a clone has
+/// its own pool of search caches, which the thread then owns. Shared, one
+/// thread owned the pool and every other took its caches from the pool's
+/// locked stacks on each call (ripgrep gives each thread its own matcher
+/// the same way).
 pub struct Regex {
     cell: OnceLock<RegexMatcher>,
     pending: Mutex<Option<Background<anyhow::Result<RegexMatcher>>>>,
+    clones: ThreadLocal<RegexMatcher>,
 }
 
 /// A value being built on its own thread (or already built on the calling
@@ -53,6 +61,7 @@ impl Regex {
         Regex {
             cell: OnceLock::new(),
             pending: Mutex::new(Some(c)),
+            clones: ThreadLocal::new(),
         }
     }
 
@@ -78,6 +87,11 @@ impl Regex {
     /// is reported and the process ends with status 2, as for a bad
     /// pattern.
     pub fn get(&self) -> &RegexMatcher {
+        self.clones.get_or(|| self.compiled().clone())
+    }
+
+    /// The compiled matcher (see [`Regex::get`]).
+    fn compiled(&self) -> &RegexMatcher {
         if let Some(m) = self.cell.get() {
             return m;
         }
