@@ -18,6 +18,7 @@
 //! at the leftmost start, the rules involved are tried one by one (each
 //! compiled alone on first use) in order.
 
+use std::cell::OnceCell;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -26,6 +27,7 @@ use aho_corasick::{AhoCorasick, Input, MatchKind};
 use grep_matcher::{Captures, LineMatchKind, LineTerminator, Match, Matcher, NoError};
 use grep_regex::RegexMatcher;
 use regex_syntax::hir::{Hir, HirKind};
+use thread_local::ThreadLocal;
 
 use crate::cli::config::PatternOrigins;
 use crate::matcher::lines::{line_bounds, line_is_match, reads_before};
@@ -72,6 +74,9 @@ pub struct RuleSet {
     pub reads_before: bool,
     /// See [`RuleSet::searches_on`].
     searches_on: OnceLock<bool>,
+    /// Each thread's clones of the units it has searched with: a clone's
+    /// pool of search caches is then its own (see `matcher::regex::Regex`).
+    clones: ThreadLocal<Box<[OnceCell<RegexMatcher>]>>,
     compile: Box<Compile>,
     /// What `--stats` reports.
     pub info: RuleInfo,
@@ -160,15 +165,24 @@ impl RuleSet {
             unicode_words,
             reads_before: false,
             searches_on: OnceLock::new(),
+            clones: ThreadLocal::new(),
             compile,
             info,
         })
     }
 
+    /// Unit `u`'s matcher: this thread's clone of [`RuleSet::compiled`].
+    fn unit(&self, u: usize) -> &RegexMatcher {
+        let clones = self
+            .clones
+            .get_or(|| self.units.iter().map(|_| OnceCell::new()).collect());
+        clones[u].get_or_init(|| self.compiled(u).clone())
+    }
+
     /// Unit `u`'s matcher, compiled now if need be. A rule that parsed
     /// but does not compile alone (over the size limit) is reported then,
     /// and the process ends with status 2, as for a bad pattern.
-    fn unit(&self, u: usize) -> &RegexMatcher {
+    fn compiled(&self, u: usize) -> &RegexMatcher {
         self.units[u].m.get_or_init(|| {
             let rules = &self.units[u].rules;
             (self.compile)(&self.patterns(rules)).unwrap_or_else(|e| {
