@@ -2,11 +2,12 @@
 //! thread, inside the plan's `LineMatcher` (`matcher::line`, where one big
 //! file is searched by every core) and the CPU loops' `SearchMatcher`.
 
-use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use grep_matcher::{LineMatchKind, Match, Matcher};
 use grep_pcre2::RegexMatcher as Pcre2;
+use thread_local::ThreadLocal;
 
 use crate::matcher::lines::first_line_where;
 
@@ -20,24 +21,21 @@ use crate::matcher::lines::first_line_where;
 /// grep-searcher searches with a matcher that names no line terminator.
 pub struct PcreLines {
     base: Pcre2,
-    /// Tells this matcher's clones from another's in the per-thread cache.
-    id: usize,
+    /// Each thread's clone of `base` (see [`PcreLines::with`]).
+    clones: ThreadLocal<Pcre2>,
     failed: AtomicBool,
 }
 
 thread_local! {
-    /// This thread's clone of the last [`PcreLines`] it used, by id.
-    static CLONE: RefCell<Option<(usize, Pcre2)>> = const { RefCell::new(None) };
     /// A search on this thread failed since [`PcreLines::watch`] began.
     static FAILED_HERE: Cell<bool> = const { Cell::new(false) };
 }
 
 impl PcreLines {
     pub fn new(base: Pcre2) -> PcreLines {
-        static IDS: AtomicUsize = AtomicUsize::new(0);
         PcreLines {
             base,
-            id: IDS.fetch_add(1, Ordering::Relaxed),
+            clones: ThreadLocal::new(),
             failed: AtomicBool::new(false),
         }
     }
@@ -69,18 +67,7 @@ impl PcreLines {
     /// (match data, JIT stack) of its own, which a matcher shared by every
     /// thread hands out under a lock.
     pub fn with<T>(&self, f: impl FnOnce(&Pcre2) -> T) -> T {
-        CLONE.with(|cell| {
-            let stale = cell.borrow().as_ref().is_none_or(|(id, _)| *id != self.id);
-            if stale {
-                match cell.try_borrow_mut() {
-                    Ok(mut mine) => *mine = Some((self.id, self.base.clone())),
-                    // Called from inside a call on another matcher's clone.
-                    Err(_) => return f(&self.base),
-                }
-            }
-            let mine = cell.borrow();
-            f(&mine.as_ref().expect("set above").1)
-        })
+        f(self.clones.get_or(|| self.base.clone()))
     }
 
     /// `f` on this thread's clone; an error remembered and `none` returned.
