@@ -6,6 +6,7 @@
 //! whenever its printer waits.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use termcolor::{ColorSpec, HyperlinkSpec, WriteColor};
 
@@ -55,6 +56,53 @@ pub fn flush_watched<W: Write + ?Sized>(out: &mut W, stdout: bool) -> io::Result
         return Err(io::ErrorKind::BrokenPipe.into());
     }
     Ok(())
+}
+
+/// Whether standard output's reader has gone (`| head -1` took its
+/// line), for threads that search ahead of what is written: they stop at
+/// their next block instead of finishing their segments first, and the
+/// writer stops before its next write. `poll` is asked at most once a
+/// millisecond, whichever thread asks.
+pub struct ReaderGone {
+    started: std::time::Instant,
+    /// Milliseconds after `started` before which nobody asks again.
+    next: AtomicU64,
+    gone: AtomicBool,
+}
+
+impl Default for ReaderGone {
+    fn default() -> Self {
+        ReaderGone {
+            started: std::time::Instant::now(),
+            next: AtomicU64::new(0),
+            gone: AtomicBool::new(false),
+        }
+    }
+}
+
+impl ReaderGone {
+    /// Whether the reader is gone, as last seen. Once true, it stays true,
+    /// and every write to standard output fails as a closed pipe.
+    pub fn gone(&self) -> bool {
+        if self.gone.load(Ordering::Relaxed) {
+            return true;
+        }
+        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let next = self.next.load(Ordering::Relaxed);
+        if now < next
+            || self
+                .next
+                .compare_exchange(next, now + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return false;
+        }
+        let gone = crate::sys::reader_gone(libc::STDOUT_FILENO);
+        if gone {
+            self.gone.store(true, Ordering::Relaxed);
+        }
+        gone
+    }
 }
 
 impl<W> Clone for FlushOnWait<W> {

@@ -306,6 +306,64 @@ pub fn unnumbered_matching_lines<M: Matcher>(
     found
 }
 
+/// Bytes searched between two looks at whether to stop
+/// ([`matching_lines_until`]): 32 KiB, a few hundred microseconds of the
+/// slowest matchers (a rule set's), a few of a literal's.
+pub const STOP_BLOCK: usize = 32 << 10;
+
+/// `data[a..b]` (whole lines) in blocks of whole lines of about `size`
+/// bytes, cut where a search may begin afresh ([`next_line_start`]).
+pub fn blocks(
+    data: &[u8],
+    a: usize,
+    b: usize,
+    size: usize,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = a;
+    std::iter::from_fn(move || {
+        if at >= b {
+            return None;
+        }
+        let end = next_line_start(&data[..b], at.saturating_add(size).min(b));
+        let block = (at, end);
+        at = end;
+        Some(block)
+    })
+}
+
+/// [`numbered_matching_lines`] of `data[a..b]` (whole lines), or with
+/// `numbers` false [`unnumbered_matching_lines`] (a count of 0), searched
+/// in blocks of [`STOP_BLOCK`] with `stop` asked before each: `None` once
+/// it says so. Offsets and numbers are from `a`, as for one search of the
+/// whole piece.
+pub fn matching_lines_until<M: Matcher>(
+    data: &[u8],
+    (a, b): (usize, usize),
+    matcher: &M,
+    literal: Option<&Literal<'_>>,
+    numbers: bool,
+    stop: &dyn Fn() -> bool,
+) -> Option<(u64, Vec<Numbered>)> {
+    let (mut lines, mut found) = (0u64, Vec::new());
+    for (x, y) in blocks(data, a, b, STOP_BLOCK) {
+        if stop() {
+            return None;
+        }
+        let bytes = &data[x..y];
+        let (n, more) = match numbers {
+            true => numbered_matching_lines(bytes, matcher, literal),
+            false => (0, unnumbered_matching_lines(bytes, matcher, literal)),
+        };
+        found.extend(more.into_iter().map(|m| Numbered {
+            start: m.start + x - a,
+            end: m.end + x - a,
+            line: m.line + lines,
+        }));
+        lines += n;
+    }
+    Some((lines, found))
+}
+
 /// [`for_each_matching_line`], or the literal's own line search when the
 /// plan's single literal decides lines alone.
 fn for_each_line_of<M: Matcher>(

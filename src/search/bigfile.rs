@@ -46,10 +46,10 @@ use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::printer::{Input, Printer, SearchResult};
+use crate::output::writer::ReaderGone;
 use crate::output::{json, plain};
 use crate::pipeline::lines::{
-    Numbered, for_each_matching_line, matching_lines, next_line_start, numbered_matching_lines,
-    unnumbered_matching_lines,
+    Numbered, STOP_BLOCK, blocks, for_each_matching_line, matching_lines, matching_lines_until,
 };
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
@@ -181,8 +181,9 @@ fn printed<W: WriteColor>(
     let matcher = plan.line_matcher();
     // Set once the printer is done: a segment being searched then ends at
     // its next block, so a closed pipe (`| head -1`) is not held up by the
-    // segments in flight.
+    // segments in flight; so it does once the reader is seen gone.
     let printed = AtomicBool::new(false);
+    let gone = ReaderGone::default();
     let work = segments::Work {
         search: |seg: &segments::Segment| {
             if let Some(a) = &ahead {
@@ -191,7 +192,7 @@ fn printed<W: WriteColor>(
             let (starts, failed) = watched(plan, || {
                 let mut starts = Vec::new();
                 for (a, b) in blocks(data, seg.start, seg.end, STOP_BLOCK) {
-                    if printed.load(Ordering::Relaxed) {
+                    if printed.load(Ordering::Relaxed) || gone.gone() {
                         break;
                     }
                     for_each_matching_line(&data[a..b], &matcher, |s, _| {
@@ -485,31 +486,6 @@ fn lines_in(data: &[u8], a: usize, b: usize) -> u64 {
 /// typical 512 KiB to 2 MiB).
 const BLOCK: usize = 256 << 10;
 
-/// How often a segment searched for ripgrep's printer looks whether the
-/// printer is still there: every 32 KiB, a few hundred microseconds of the
-/// slowest line matchers.
-const STOP_BLOCK: usize = 32 << 10;
-
-/// `data[a..b]` (whole lines) in blocks of whole lines of about `size`
-/// bytes, cut where a search may begin afresh.
-fn blocks(
-    data: &[u8],
-    a: usize,
-    b: usize,
-    size: usize,
-) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut at = a;
-    std::iter::from_fn(move || {
-        if at >= b {
-            return None;
-        }
-        let end = next_line_start(&data[..b], at.saturating_add(size).min(b));
-        let block = (at, end);
-        at = end;
-        Some(block)
-    })
-}
-
 /// A segment's matching lines and (with `matches`) matches of a literal
 /// that decides lines alone: per matching line only a search for its end
 /// (`-c`), no per-line work at all for `--count-matches` (without
@@ -557,23 +533,25 @@ fn lines<W: Write>(
     let order = order(plan, threads);
     let ahead = ReadAhead::cold(map);
     let literal = plan.single_literal().and_then(Literal::new);
+    let gone = ReaderGone::default();
     let work = segments::Work {
         search: |seg: &segments::Segment| {
             if let Some(a) = &ahead {
                 a.reached(seg.start);
             }
             let bytes = &data[seg.start..seg.end];
-            let ((lines, found), failed) = watched(plan, || match numbers {
-                true => numbered_matching_lines(bytes, &matcher, literal.as_ref()),
-                // No line terminators counted.
-                false => (
-                    0,
-                    unnumbered_matching_lines(bytes, &matcher, literal.as_ref()),
-                ),
+            let span = (seg.start, seg.end);
+            let stop = || gone.gone();
+            let (searched, failed) = watched(plan, || {
+                matching_lines_until(data, span, &matcher, literal.as_ref(), numbers, &stop)
             });
             if failed {
                 return (0, Err(Handover::Failed));
             }
+            // Nothing more can be written: the emit stops the search.
+            let Some((lines, found)) = searched else {
+                return (0, Ok((seg.start, seg.start, Vec::new())));
+            };
             // A file given by name: ripgrep's searcher looks for NULs only
             // in the lines it prints; else (a file a walk found, searched
             // with `--mmap`) any NUL hands the search over, as before.
@@ -604,6 +582,9 @@ fn lines<W: Write>(
     let mut written = 0u64;
     segments::in_order(data, order, work, |out| {
         let out = out.map_err(|h| Stop::Handover(written, h))?;
+        if gone.gone() {
+            return Err(Stop::Io(io::ErrorKind::BrokenPipe.into()));
+        }
         if written == 0 && !out.is_empty() {
             wtr.write_all(prelude).map_err(Stop::Io)?;
             written += prelude.len() as u64;

@@ -365,8 +365,9 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
 }
 
 /// `gsearch -n PATTERN BIG | head -1`, and the same printed by ripgrep's
-/// searcher (no `-n`, `-o`): once the reader has gone, the search stops
-/// at its next write, quietly, with ripgrep's exit status.
+/// searcher (no `-n`, `-o`), and `--json`: once the reader has gone, the
+/// search stops (its threads at their next block, the writer before its
+/// next write), quietly, with ripgrep's exit status.
 #[test]
 fn a_closed_pipe_ends_the_search_quietly() {
     let dir = Dir::new("bigfile_pipe", Engine::Cpu);
@@ -376,7 +377,13 @@ fn a_closed_pipe_ends_the_search_quietly() {
         data.push(b'\n');
     }
     dir.create_bytes("big.txt", &data);
-    for (form, first_line) in [("-n", &b"1:"[..]), ("-H", b"big.txt:"), ("-o", b"e\n")] {
+    let forms = [
+        ("-n", &b"1:"[..]),
+        ("-H", b"big.txt:"),
+        ("-o", b"e\n"),
+        ("--json", b"{\"type\":\"begin\""),
+    ];
+    for (form, first_line) in forms {
         stops_at_a_closed_pipe(&dir, form, first_line);
     }
 }
