@@ -218,7 +218,7 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "Bytes of that queue's first chunk (the next ones double up to the chunk size), \
          which a CPU thread searches while a regex's device starts, so the first lines need \
          not wait for it; 0 makes it as big as the others.",
-        "1048576 (1 MiB)",
+        "262144 (256 KiB)",
     ),
     var(
         "GSEARCH_SEGMENT",
