@@ -92,7 +92,7 @@ impl<'a, M: Matcher> Messages<'a, M> {
 
     /// Appends a `match` message for each of `found`, lines of the bytes
     /// from `at` on numbered from `first` (see
-    /// `pipeline::lines::numbered_matching_lines`). `Err` when the matcher
+    /// `pipeline::lines::matching_lines_until`). `Err` when the matcher
     /// fails: ripgrep's printer then reports it.
     pub fn matches(
         &self,

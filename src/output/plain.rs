@@ -658,7 +658,7 @@ pub fn count_result(
 }
 
 /// Appends `[PATH:]N:LINE` for each of `found` (lines of `seg`, from
-/// `pipeline::lines::numbered_matching_lines`; the first line of `seg` is
+/// `pipeline::lines::matching_lines_until`; the first line of `seg` is
 /// numbered `first`), as ripgrep's standard printer writes them; `prefix`
 /// is [`path_prefix`]'s.
 pub fn write_numbered(

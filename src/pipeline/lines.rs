@@ -257,7 +257,7 @@ fn newlines_before(
     (before, n)
 }
 
-/// A matching line found by [`numbered_matching_lines`].
+/// A matching line found by [`matching_lines_until`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Numbered {
     /// Where the line starts, and ends (past its terminator).
@@ -267,43 +267,36 @@ pub struct Numbered {
     pub line: u64,
 }
 
-/// The lines of `lines` (which begins at a line start) that `matcher`
-/// matches, each with the count of line terminators before it, and the
-/// count of all of them: one pass that numbers while it searches. With
-/// `literal` (the plan's single literal, which decides lines alone) the
-/// lines are found by it instead of the matcher.
-pub fn numbered_matching_lines<M: Matcher>(
+/// Appends the lines of `lines` (which begins at a line start) that
+/// `matcher` matches to `found`, each moved by `at` and, with `numbers`,
+/// with the count of line terminators before it plus `before` (else 0):
+/// one pass that numbers while it searches. With `literal` (the plan's
+/// single literal, which decides lines alone) the lines are found by it
+/// instead of the matcher. Returns the line terminators of `lines` (0
+/// without `numbers`).
+fn push_matching_lines<M: Matcher>(
     lines: &[u8],
-    matcher: &M,
-    literal: Option<&Literal<'_>>,
-) -> (u64, Vec<Numbered>) {
-    let mut found = Vec::new();
+    (matcher, literal): (&M, Option<&Literal<'_>>),
+    numbers: bool,
+    (at, before): (usize, u64),
+    found: &mut Vec<Numbered>,
+) -> u64 {
     let (mut pos, mut line) = (0usize, 0u64);
     for_each_line_of(lines, matcher, literal, |start, end| {
-        line += count_lines(&lines[pos..start]);
-        found.push(Numbered { start, end, line });
-        pos = start;
-    });
-    (line + count_lines(&lines[pos..]), found)
-}
-
-/// The lines of `lines` (which begins at a line start) that `matcher`
-/// (or `literal`, as in [`numbered_matching_lines`]) matches, unnumbered:
-/// each [`Numbered::line`] is 0.
-pub fn unnumbered_matching_lines<M: Matcher>(
-    lines: &[u8],
-    matcher: &M,
-    literal: Option<&Literal<'_>>,
-) -> Vec<Numbered> {
-    let mut found = Vec::new();
-    for_each_line_of(lines, matcher, literal, |start, end| {
+        if numbers {
+            line += count_lines(&lines[pos..start]);
+            pos = start;
+        }
         found.push(Numbered {
-            start,
-            end,
-            line: 0,
-        })
+            start: at + start,
+            end: at + end,
+            line: if numbers { before + line } else { 0 },
+        });
     });
-    found
+    match numbers {
+        true => line + count_lines(&lines[pos..]),
+        false => 0,
+    }
 }
 
 /// Bytes searched between two looks at whether to stop
@@ -331,11 +324,12 @@ pub fn blocks(
     })
 }
 
-/// [`numbered_matching_lines`] of `data[a..b]` (whole lines), or with
-/// `numbers` false [`unnumbered_matching_lines`] (a count of 0), searched
-/// in blocks of [`STOP_BLOCK`] with `stop` asked before each: `None` once
-/// it says so. Offsets and numbers are from `a`, as for one search of the
-/// whole piece.
+/// The lines of `data[a..b]` (whole lines) that `matcher` (or `literal`,
+/// as in [`push_matching_lines`]) matches, and with `numbers` the count of
+/// its line terminators, each line numbered by those before it (else
+/// unnumbered: 0 and 0), searched in blocks of [`STOP_BLOCK`] with `stop`
+/// asked before each: `None` once it says so. Offsets and numbers are from
+/// `a`, as for one search of the whole piece.
 pub fn matching_lines_until<M: Matcher>(
     data: &[u8],
     (a, b): (usize, usize),
@@ -349,17 +343,8 @@ pub fn matching_lines_until<M: Matcher>(
         if stop() {
             return None;
         }
-        let bytes = &data[x..y];
-        let (n, more) = match numbers {
-            true => numbered_matching_lines(bytes, matcher, literal),
-            false => (0, unnumbered_matching_lines(bytes, matcher, literal)),
-        };
-        found.extend(more.into_iter().map(|m| Numbered {
-            start: m.start + x - a,
-            end: m.end + x - a,
-            line: m.line + lines,
-        }));
-        lines += n;
+        let each = (x - a, lines);
+        lines += push_matching_lines(&data[x..y], (matcher, literal), numbers, each, &mut found);
     }
     Some((lines, found))
 }
@@ -661,7 +646,8 @@ mod tests {
     fn numbered_lines_count_what_precedes_them() {
         let m = crate::matcher::testing::line_matcher("x");
         let data = b"x\n\nax\nb\nc\nxx";
-        let (total, found) = numbered_matching_lines(data, &m, None);
+        let (total, found) = matching_lines_until(data, (0, data.len()), &m, None, true, &|| false)
+            .expect("never stopped");
         assert_eq!(total, 5);
         let want = [(0, 2, 0), (3, 6, 2), (10, 12, 5)];
         let got: Vec<_> = found.iter().map(|f| (f.start, f.end, f.line)).collect();
