@@ -217,12 +217,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// hands the results to `emit` in segment order (see the module's text).
 /// The calling thread searches the first [`SOLO`] segments alone and emits them, then
 /// works with the others, emitting whatever is ready between its segments.
-/// Stops at `emit`'s first error and returns it.
+/// After emitting, when nothing more is ready and the calling thread is
+/// about to search or wait, it calls `emit(None)` once: a block-buffered
+/// writer flushes then, so that the lines found so far leave (`| head -1`
+/// has its line) rather than waiting for 8 KiB more. Stops at `emit`'s
+/// first error and returns it.
 pub fn in_order<P, T: Send, E>(
     data: &[u8],
     order: Order,
     work: Work<impl Fn(&Segment) -> (u64, P) + Sync, impl Fn(P, u64) -> T + Sync>,
-    mut emit: impl FnMut(T) -> Result<(), E>,
+    mut emit: impl FnMut(Option<T>) -> Result<(), E>,
 ) -> Result<(), E> {
     let shared = Shared {
         state: Mutex::new(State {
@@ -254,7 +258,8 @@ pub fn in_order<P, T: Send, E>(
         run(&shared, &work, &seg);
         let done = shared.lock().pop();
         if let Some(r) = done {
-            emit(r)?;
+            emit(Some(r))?;
+            emit(None)?;
         }
     }
     std::thread::scope(|s| {
@@ -274,6 +279,8 @@ pub fn in_order<P, T: Send, E>(
 /// What the calling thread does next.
 enum Next<T> {
     Emit(T),
+    /// Nothing is ready after something was emitted: `emit(None)`.
+    Idle,
     Work(Segment),
     Done,
 }
@@ -283,8 +290,9 @@ fn drive<P, T, E>(
     shared: &Shared<'_, T>,
     ahead: usize,
     work: &Work<impl Fn(&Segment) -> (u64, P), impl Fn(P, u64) -> T>,
-    emit: &mut impl FnMut(T) -> Result<(), E>,
+    emit: &mut impl FnMut(Option<T>) -> Result<(), E>,
 ) -> Result<(), E> {
+    let mut emitted = false;
     loop {
         let next = {
             let mut st = shared.lock();
@@ -297,14 +305,19 @@ fn drive<P, T, E>(
                 if st.finished() || st.stop {
                     break Next::Done;
                 }
+                if emitted {
+                    break Next::Idle;
+                }
                 if let Some(seg) = st.claim(ahead) {
                     break Next::Work(seg);
                 }
                 st = shared.wait(st);
             }
         };
+        emitted = matches!(next, Next::Emit(_));
         match next {
-            Next::Emit(r) => emit(r)?,
+            Next::Emit(r) => emit(Some(r))?,
+            Next::Idle => emit(None)?,
             Next::Work(seg) => run(shared, work, &seg),
             Next::Done => return Ok(()),
         }
@@ -404,8 +417,8 @@ mod tests {
                 search: |s: &Segment| (count_lines(&data[s.start..s.end]), (s.start, s.end)),
                 finish: |(a, b), n| (a, b, n),
             };
-            let r: Result<(), ()> = in_order(&data, order, work, |(a, b, n)| {
-                out.push((a, b, n));
+            let r: Result<(), ()> = in_order(&data, order, work, |r| {
+                out.extend(r);
                 Ok(())
             });
             r.unwrap();
@@ -434,13 +447,43 @@ mod tests {
             search: |_: &Segment| (1, worked.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
             finish: |w, _| w,
         };
-        let r = in_order(&data, order, work, |_| {
-            emitted += 1;
+        let r = in_order(&data, order, work, |r| {
+            emitted += usize::from(r.is_some());
             if emitted == 3 { Err("closed") } else { Ok(()) }
         });
         assert_eq!(r, Err("closed"));
         // At most `ahead` more than emitted, plus one each in flight.
         assert!(worked.into_inner() <= 3 + 2 + 2);
+    }
+
+    /// `emit(None)` (a writer's flush) follows emitted results, once,
+    /// before the calling thread searches or waits: never first, never
+    /// twice in a row.
+    #[test]
+    fn idle_follows_what_was_emitted() {
+        let data = text(50_000);
+        for threads in [1, 2, 4] {
+            let order = Order {
+                threads,
+                ahead: 3,
+                max: 512,
+            };
+            let work = Work {
+                search: |s: &Segment| (0, s.start),
+                finish: |a, _| a,
+            };
+            let mut seen: Vec<Option<usize>> = Vec::new();
+            let r: Result<(), ()> = in_order(&data, order, work, |r| {
+                seen.push(r);
+                Ok(())
+            });
+            r.unwrap();
+            assert!(seen[0].is_some());
+            assert!(seen.windows(2).all(|w| w[0].is_some() || w[1].is_some()));
+            assert!(seen.iter().filter(|r| r.is_none()).count() >= 2);
+            let starts: Vec<usize> = seen.iter().flatten().copied().collect();
+            assert!(starts.windows(2).all(|w| w[0] < w[1]));
+        }
     }
 
     /// Near the end, segments shrink to a share of what is left, so that

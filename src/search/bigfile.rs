@@ -212,7 +212,13 @@ fn printed<W: WriteColor>(
         // Segments received and not yet printed, besides those the threads
         // hold: the bound on the memory kept for order doubles.
         let (tx, rx) = std::sync::mpsc::sync_channel(order.ahead);
-        s.spawn(move || segments::in_order(data, order, work, |piece| tx.send(piece)));
+        // (The printer's thread writes; nothing to flush here when idle.)
+        s.spawn(move || {
+            segments::in_order(data, order, work, |piece| match piece {
+                Some(piece) => tx.send(piece),
+                None => Ok(()),
+            })
+        });
         // The usual search's matcher (PCRE2's reports its errors) decides
         // what the segments did not.
         let term = grep_matcher::Matcher::line_terminator(&plan.line_matcher());
@@ -581,6 +587,10 @@ fn lines<W: Write>(
     };
     let mut written = 0u64;
     segments::in_order(data, order, work, |out| {
+        // Nothing more ready: what is buffered leaves now (`| head -1`).
+        let Some(out) = out else {
+            return wtr.flush().map_err(Stop::Io);
+        };
         let out = out.map_err(|h| Stop::Handover(written, h))?;
         if gone.gone() {
             return Err(Stop::Io(io::ErrorKind::BrokenPipe.into()));
