@@ -135,7 +135,7 @@ Register-ArgumentCompleter -Native -CommandName 'gsearch' -ScriptBlock {
             [CompletionResult]::new('--no-follow', '--no-follow', [CompletionResultType]::ParameterName, 'no-follow')
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Search more: -u ignores ignore files, -uu also hidden files, -uuu also binary files')
             [CompletionResult]::new('--unrestricted', '--unrestricted', [CompletionResultType]::ParameterName, 'Search more: -u ignores ignore files, -uu also hidden files, -uuu also binary files')
-            [CompletionResult]::new('--list-devices', '--list-devices', [CompletionResultType]::ParameterName, 'List every OpenCL platform and device, marking the ones auto would use')
+            [CompletionResult]::new('--list-devices', '--list-devices', [CompletionResultType]::ParameterName, 'List every OpenCL platform and device, marking the ones auto would use (and renew auto''s memo of a machine without a GPU)')
             [CompletionResult]::new('--verify', '--verify', [CompletionResultType]::ParameterName, 'Search again with the CPU engine and report any difference (exit 2)')
             [CompletionResult]::new('--sorted', '--sorted', [CompletionResultType]::ParameterName, 'Look up lines starting with the keys in a bytewise-sorted file (like look(1), many keys at once)')
             [CompletionResult]::new('-U', '-U ', [CompletionResultType]::ParameterName, 'Let matches span lines (a pattern may match line terminators)')

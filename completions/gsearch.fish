@@ -95,7 +95,7 @@ complete -c gsearch -l type-list -d 'Print every known file type and its globs, 
 complete -c gsearch -s L -l follow -d 'Follow symbolic links'
 complete -c gsearch -l no-follow
 complete -c gsearch -s u -l unrestricted -d 'Search more: -u ignores ignore files, -uu also hidden files, -uuu also binary files'
-complete -c gsearch -l list-devices -d 'List every OpenCL platform and device, marking the ones auto would use'
+complete -c gsearch -l list-devices -d 'List every OpenCL platform and device, marking the ones auto would use (and renew auto\'s memo of a machine without a GPU)'
 complete -c gsearch -l verify -d 'Search again with the CPU engine and report any difference (exit 2)'
 complete -c gsearch -l sorted -d 'Look up lines starting with the keys in a bytewise-sorted file (like look(1), many keys at once)'
 complete -c gsearch -s U -l multiline -d 'Let matches span lines (a pattern may match line terminators)'

@@ -116,7 +116,13 @@ fn try_main() -> anyhow::Result<u8> {
                 std::mem::forget(engine);
                 matched
             }
-            None => cpu::search_cpu_noted(&cfg, &plan, &notes)?,
+            None => {
+                let notes: Vec<String> = notes
+                    .into_iter()
+                    .chain(gsearch::opencl::absent_note())
+                    .collect();
+                cpu::search_cpu_noted(&cfg, &plan, &notes)?
+            }
         }
     };
     gsearch::sys::trace::mark("search done");

@@ -186,6 +186,50 @@ fn auto_rule_set_without_a_device_searches_as_the_cpu() {
     assert!(text.contains("device: not used"), "{text}");
 }
 
+/// A listing that finds no GPU and no accelerator is remembered (in the
+/// program cache's directory): the next `auto` search does not list the
+/// devices again, gives the same answer, and `--stats` says why. Where a
+/// GPU is found, nothing is remembered. A device named is always looked for.
+#[test]
+fn auto_remembers_a_machine_without_a_gpu() {
+    let f = corpus();
+    let path = f.path().to_str().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut rules = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut rules, b"n[e]+dle\\b\nbeta\\s+gam\n").unwrap();
+    let r = rules.path().to_str().unwrap();
+    let stats = |named: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gsearch"));
+        c.args(["--stats", "-c", "-f", r, path])
+            .env("XDG_CACHE_HOME", cache.path())
+            .env("GSEARCH_ENGINE", "auto")
+            .env("GSEARCH_AUTO_MIN_BYTES", "1")
+            .env("GSEARCH_DEVICE_STARTUP_MS", "0")
+            .env_remove("GSEARCH_OPENCL_DEVICE");
+        if let Some(n) = named {
+            c.env("GSEARCH_OPENCL_DEVICE", n);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let count = |text: &str| text.lines().next().unwrap().to_string();
+    let first = stats(None);
+    let second = stats(None);
+    assert_eq!(count(&first), count(&second));
+    let memo = "device: not looked for (no GPU or accelerator at the last listing";
+    assert!(!first.contains(memo), "{first}");
+    if first.contains("no OpenCL device matches auto (no GPU or accelerator)") {
+        assert!(second.contains(memo), "{second}");
+        assert!(second.contains("engine: cpu"), "{second}");
+        let named = stats(Some("99"));
+        assert!(!named.contains(memo), "{named}");
+        assert_eq!(count(&first), count(&named));
+    } else {
+        assert!(!second.contains(memo), "{second}");
+    }
+}
+
 /// Small chunks: lines, matches and the device's overlap cross chunk
 /// boundaries many times; CPU threads read through the map.
 #[test]

@@ -381,7 +381,8 @@ pub struct Cli {
         help_heading = "Engine"
     )]
     pub opencl_device: Option<String>,
-    /// List every OpenCL platform and device, marking the ones auto would use.
+    /// List every OpenCL platform and device, marking the ones auto would use
+    /// (and renew auto's memo of a machine without a GPU).
     #[arg(long, help_heading = "Engine")]
     pub list_devices: bool,
     /// Search again with the CPU engine and report any difference (exit 2).

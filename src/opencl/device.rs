@@ -252,6 +252,7 @@ pub unsafe fn start_only_gpus(n: usize) -> Option<String> {
     let list = list.join(",");
     // SAFETY: the caller guarantees that this thread is the only one.
     unsafe { std::env::set_var("CUDA_VISIBLE_DEVICES", &list) };
+    super::absent::visible_set_here();
     Some(list)
 }
 
@@ -315,6 +316,7 @@ fn devices(gpus: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
             *slot = Some(devs);
         }
         if !found.is_empty() {
+            super::absent::record(true);
             return Ok(found);
         }
     }
@@ -326,6 +328,7 @@ fn devices(gpus: bool) -> Result<Vec<DeviceInfo>, DiscoveryError> {
     for (i, d) in out.iter_mut().enumerate() {
         d.index = i;
     }
+    super::absent::record(out.iter().any(|d| d.is_gpu() || d.is_accelerator()));
     if out.is_empty() {
         return Err(DiscoveryError::NoDevice);
     }

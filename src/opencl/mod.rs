@@ -3,9 +3,10 @@
 //!
 //! Layers, each importing only from those above it in this list:
 //! - host layer: `error` ([`DeviceError`], the `cl()`/`cl_err()` mappers),
-//!   `device` (platforms/devices, [`DeviceSelector`], `--list-devices`
-//!   text), `cache` (on-disk program binaries, [`ProgramCache`]),
-//!   `program` (embedded sources, builds through the cache), `host`
+//!   `cache` (on-disk program binaries, [`ProgramCache`]), `absent` (the
+//!   memo of a listing that found no GPU or accelerator, which spares
+//!   `auto` the next listings), `device` (platforms/devices,
+//!   [`DeviceSelector`], `--list-devices` text), `program` (embedded sources, builds through the cache), `host`
 //!   (shared context, profiling queues, buffers, kernel arguments, 1-D
 //!   launches, event timings), `open` ([`ClDevice`]: an opened device for
 //!   the sorted search, [`select_device`], [`open_device`])
@@ -36,6 +37,7 @@
 //! Nothing here panics or aborts when there is no OpenCL library or driver:
 //! discovery reports it and the engine constructor returns an error.
 
+mod absent;
 mod batch;
 mod cache;
 mod device;
@@ -55,6 +57,7 @@ pub mod sorted;
 mod stream;
 mod timer;
 
+pub use absent::{note as absent_note, remembered as no_gpu_remembered};
 pub use batch::{
     BatchResult, BatchSink, BatchSource, LineSink, SharedStats, SplitSink, SplitSource, StageStats,
 };

@@ -253,7 +253,21 @@ const AUTO_MAX_DFA_GROUPS: usize = 8;
 /// standard input) and a search that reads them whole.
 fn auto_may_start_device(cfg: &Config) -> bool {
     let big = explicit_bytes(&cfg.paths).is_some_and(|n| n >= auto_min_bytes());
-    big && !stops_early(cfg) && !cfg.paths.iter().any(|p| p.as_os_str() == "-")
+    big && !stops_early(cfg)
+        && !cfg.paths.iter().any(|p| p.as_os_str() == "-")
+        && auto_may_look_for_device(cfg)
+}
+
+/// Whether `auto` may list the devices to look for one: not when none
+/// was named and the last listing of this machine's OpenCL setup found no
+/// GPU and no accelerator (`opencl::absent`: listing starts every driver,
+/// PoCL's CPU device included).
+pub fn auto_may_look_for_device(cfg: &Config) -> bool {
+    let named = cfg
+        .opencl_device
+        .as_deref()
+        .is_some_and(|s| !s.trim().is_empty());
+    named || !crate::opencl::no_gpu_remembered()
 }
 
 /// `auto`'s engine, or `None` for the CPU. A device the user named with

@@ -61,6 +61,7 @@ pub fn suits(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> bool {
         && !cfg.lists_files()
         && cfg.use_mmap
         && size >= crate::search::choose::hybrid_min_bytes(cfg, literals)
+        && crate::search::choose::auto_may_look_for_device(cfg)
 }
 
 /// State the CPU threads and the device thread share. The device thread
