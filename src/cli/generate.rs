@@ -110,8 +110,8 @@ pub const ENVIRONMENT: &[EnvVar] = &[
         "Compiled OpenCL programs are kept in $XDG_CACHE_HOME/gsearch, one file per device, \
          driver, kernel and build options, so only a machine's first run compiles them, \
          and the memo of a listing that found no GPU or accelerator, which spares auto \
-         the drivers' start for a day. A relative path is ignored; a directory that cannot be written only means \
-         nothing is kept.",
+         the drivers' start for a day. A relative path is ignored; a directory that \
+         cannot be written only means nothing is kept.",
         "$HOME/.cache/gsearch; no cache when HOME is not an absolute path either",
     ),
     var(

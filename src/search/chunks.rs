@@ -21,9 +21,10 @@ use grep_matcher::Matcher;
 /// at most a device batch minus the overlap.
 const CHUNK_DEFAULT: usize = 32 << 20;
 
-/// The first chunk's size by default (see [`first_chunk`]): within the
-/// bytes the cost model's probe has just searched (`search::cost::cpu_pace`,
-/// the first MiB), whose rules are compiled, so it is answered at once.
+/// The first chunk's size by default (see [`first_chunk`]): for a regex,
+/// the cost model's probe answers the first chunks, a MiB or more
+/// (`search::hybrid::probe_chunks`), and a thread searches the next ones
+/// while the device starts.
 /// (8 MiB took 256 ms on 2 cores of the H200 machine beside the device's
 /// start, 200 rules: the first line at 0.35 s, against 0.10 s on the CPU
 /// engine. 256 KiB against 1 MiB, 200 rules over 1.26 GB on the same

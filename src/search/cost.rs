@@ -24,7 +24,7 @@ pub fn device_startup() -> std::time::Duration {
 }
 
 /// Bytes of the file's start on which the cost model times the CPU.
-const PROBE_BYTES: usize = 1 << 20;
+pub const PROBE_BYTES: usize = 1 << 20;
 
 /// The CPU's pace on this search, measured: seconds per byte for one core
 /// running the plan's line matcher over a copy of the file's first MiB
