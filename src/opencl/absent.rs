@@ -93,14 +93,10 @@ fn remembered_in(cache: &ProgramCache, key: &[u8; 16]) -> bool {
 }
 
 fn record_in(cache: &ProgramCache, key: &[u8; 16], found: bool) {
-    match (found, cache.path(key)) {
-        (true, Some(path)) => {
-            let _ = std::fs::remove_file(path);
-        }
-        (false, _) => {
-            cache.store(key, MEMO);
-        }
-        (true, None) => {}
+    if !found {
+        cache.store(key, MEMO);
+    } else if let Some(path) = cache.path(key) {
+        let _ = std::fs::remove_file(path);
     }
 }
 
