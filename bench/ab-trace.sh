@@ -12,7 +12,7 @@ for r in $(seq 1 "$rounds"); do
     echo "## round $r: $b"
     s=$(date +%s%N)
     GSEARCH_TRACE=1 "$b" "$@" 2>&1 >/dev/null \
-      | grep -E "platforms listed|devices of|device selected|context and|slots allocated|opencl stream|  fill |search done" || true
+      | grep -E "platforms listed|devices of|device selected|context and|slot|stream done|opencl stream|  fill |search done" || true
     e=$(date +%s%N)
     echo "  wall $(( (e - s) / 1000000 )) ms"
     sleep 0.3

@@ -535,6 +535,43 @@ fn stream_stops_early() {
     assert_eq!(search(&e, &hay), naive::find_all(&hay, &set));
 }
 
+/// A stream starts on one pinned slot and puts the others to work as they
+/// are pinned beside it; a stream stopped at once leaves the slots it had
+/// pinned to the next, which tops them up.
+#[test]
+fn slots_pinned_beside_a_stream_join_it() {
+    if !have_device() {
+        return;
+    }
+    let files = files_fixture();
+    let set = LiteralSet::new(vec![b"needle".to_vec(), b"e".to_vec()], false);
+    let mut o = opts(None);
+    o.batch_bytes = 256;
+    o.slots = 4;
+    let e = engine(&set, o);
+    assert_eq!(e.slots_pinned(), 0);
+    let mut src = FilesSource {
+        files: &files,
+        file: 0,
+        pos: 0,
+        overlap: 5,
+        batches: 0,
+    };
+    e.stream(&mut src, &mut |_, _, _| false);
+    let after_stop = e.slots_pinned();
+    // One slot before the stream, one at least beside it.
+    assert!((2..=4).contains(&after_stop), "{after_stop} slots");
+    for _ in 0..2 {
+        let (found, stats) = run_files(&e, &files);
+        for (i, f) in files.iter().enumerate() {
+            assert_eq!(found[i], naive::find_all(f, &set), "file {i}");
+        }
+        assert_eq!(stats.cpu_batches, 0);
+        assert_eq!(stats.device_failure, None);
+    }
+    assert_eq!(e.slots_pinned(), 4);
+}
+
 /// Every injected fault: complete results, a recorded failure, and the
 /// stream continues on the CPU.
 #[test]

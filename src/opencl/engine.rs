@@ -570,6 +570,12 @@ impl OpenClEngine {
         &self.info
     }
 
+    /// The staging slots pinned so far: a stream pins its first slot, then
+    /// the others beside its first batches (waits for the device's start).
+    pub fn slots_pinned(&self) -> usize {
+        self.lock().gpu.as_ref().map_or(0, Gpu::slot_count)
+    }
+
     /// Context/program set-up times and whether the program came from the
     /// cache (waits for the device's start).
     pub fn init_stats(&self) -> InitStats {

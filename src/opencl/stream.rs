@@ -8,6 +8,9 @@
 //! read-backs go on the kernel queue; both queues are flushed. The oldest
 //! batch is then collected and handed to the sink, and its slot refilled.
 //! So filling batch k+S overlaps the copy of k+1 and the kernel of k+2.
+//! A stream whose device has fewer than S slots starts on the one pinned
+//! first (pinning takes 15-25 ms per 64 MiB slot) while a thread pins the
+//! rest; each joins the rotation as it comes.
 //!
 //! Failure: if any device step fails, the failed batch and every batch
 //! still in flight are searched on the CPU from their staging bytes (which
@@ -15,6 +18,7 @@
 //! stream runs on the CPU. No match is lost.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
@@ -23,7 +27,7 @@ use crate::engine::MatchSet;
 
 use super::batch::{BatchResult, BatchSink, BatchSource, LineSink, StageStats};
 use super::engine::{OpenClEngine, State};
-use super::gpu::{Gpu, InFlight};
+use super::gpu::{Gpu, InFlight, Slot, SlotMaker};
 use super::kernels::PAD;
 use super::lineindex::{Ends, host_lines};
 
@@ -108,22 +112,22 @@ impl OpenClEngine {
         let cap = self.batch_capacity_of(&st);
         let nslots = self.opts.slots.max(1);
 
+        let initial_out = self
+            .opts
+            .initial_out_entries
+            .unwrap_or((cap / 16).clamp(16 * 1024, 4 << 20));
         if self.device_ok(&st) {
-            let initial_out = self
-                .opts
-                .initial_out_entries
-                .unwrap_or((cap / 16).clamp(16 * 1024, 4 << 20));
             let fault = self.opts.fault;
             let r = st
                 .gpu
                 .as_mut()
-                .map(|g| g.ensure_slots(nslots, cap, initial_out, fault))
+                .map(|g| g.ensure_slots(1, cap, initial_out, fault))
                 .unwrap_or(Ok(()));
             if let Err(e) = r {
                 self.fail(&mut st, e);
             }
         }
-        crate::sys::trace::mark("stream: slots ready");
+        crate::sys::trace::mark("stream: first slot ready");
         if line_mode && self.device_ok(&st) {
             let cache = &self.opts.cache;
             let r = st
@@ -137,7 +141,19 @@ impl OpenClEngine {
         }
 
         crate::sys::trace::mark("stream: line program ready");
-        self.run(&mut st, cap, nslots, src, sink, line_mode, &mut stats);
+        let more = st
+            .gpu
+            .as_ref()
+            .filter(|g| g.slot_count() < nslots && self.device_ok(&st))
+            .map(|g| (g.slot_maker(initial_out), nslots - g.slot_count()));
+        self.run(
+            &mut st,
+            (cap, nslots),
+            src,
+            sink,
+            (line_mode, more),
+            &mut stats,
+        );
         stats.device_failure = self.device_failure();
         stats.wall = t_wall.elapsed();
         crate::sys::trace::mark("stream done");
@@ -298,15 +314,16 @@ impl OpenClEngine {
     /// (reading files straight into pinned memory) while this thread
     /// enqueues filled batches, collects finished ones in order and runs
     /// the sink: filling, transfers, kernels and finishing all overlap.
-    #[allow(clippy::too_many_arguments)]
+    /// `more`: the slots still to pin and their maker; a thread pins them
+    /// while the first batches go through the slots there are, and the
+    /// loop puts each one to work as it comes.
     fn run<S: BatchSource + Send>(
         &self,
         st: &mut State,
-        cap: usize,
-        nslots: usize,
+        (cap, nslots): (usize, usize),
         src: &mut S,
         sink: &mut LineSink<'_, S::Tag>,
-        line_mode: bool,
+        (line_mode, more): (bool, Option<(SlotMaker, usize)>),
         stats: &mut StageStats,
     ) {
         let regions: Vec<SlotRegion> = match st.gpu.as_ref() {
@@ -318,38 +335,27 @@ impl OpenClEngine {
         if regions.is_empty() {
             return self.run_on_cpu(st, cap, src, sink, line_mode, stats);
         }
-        let (free_tx, free_rx) = crossbeam_channel::unbounded::<usize>();
+        let (free_tx, free_rx) = crossbeam_channel::unbounded::<(usize, SlotRegion)>();
         let (full_tx, full_rx) = crossbeam_channel::unbounded::<Option<Filled<S::Tag>>>();
+        let (pinned_tx, pinned_rx) = crossbeam_channel::unbounded::<Slot>();
+        let stop_pinning = AtomicBool::new(false);
         std::thread::scope(|scope| {
-            let regions = &regions;
             let tail = Ends::Tail(self.max_len.max(1));
             let modes = (line_mode, tail);
-            scope.spawn(move || fill_slots(src, cap, modes, regions, &free_rx, &full_tx));
-            for i in 0..regions.len() {
-                let _ = free_tx.send(i);
+            scope.spawn(move || fill_slots(src, cap, modes, &free_rx, &full_tx));
+            if let Some((maker, n)) = more {
+                let stop = &stop_pinning;
+                scope.spawn(move || pin_slots(&maker, n, &pinned_tx, stop));
+            }
+            for (i, r) in regions.iter().enumerate() {
+                let _ = free_tx.send((i, *r));
             }
             let mut pending: VecDeque<Pending<S::Tag>> = VecDeque::new();
             let mut done = false;
             loop {
-                // Enqueue whatever is staged; with nothing in flight, wait
-                // for the filler.
-                while !done {
-                    let msg = if pending.is_empty() {
-                        full_rx.recv().unwrap_or(None)
-                    } else {
-                        match full_rx.try_recv() {
-                            Ok(m) => m,
-                            Err(TryRecvError::Empty) => break,
-                            Err(TryRecvError::Disconnected) => None,
-                        }
-                    };
-                    match msg {
-                        Some(f) => {
-                            let p = self.launch(st, f, stats);
-                            pending.push_back(p);
-                        }
-                        None => done = true,
-                    }
+                self.adopt_pinned(st, &pinned_rx, &free_tx, line_mode);
+                if !done {
+                    done = self.launch_staged(st, &full_rx, &mut pending, stats);
                 }
                 let Some(oldest) = pending.front() else { break };
                 // While the oldest batch is still on the device, keep
@@ -382,11 +388,74 @@ impl OpenClEngine {
                     pending.clear();
                     break;
                 }
-                let _ = free_tx.send(slot);
+                if let Some(g) = st.gpu.as_ref() {
+                    let _ = free_tx.send((slot, SlotRegion(g.host_region(slot))));
+                }
             }
-            // Ends the filler (it may be filling one last slot).
+            // Ends the filler (it may be filling one last slot) and the
+            // pinning (after the slot in hand).
             drop(free_tx);
+            stop_pinning.store(true, Ordering::Relaxed);
         });
+        // Slots pinned too late for this stream serve the next one.
+        if let Some(g) = st.gpu.as_mut() {
+            for slot in pinned_rx.try_iter() {
+                g.adopt_slot(slot);
+            }
+        }
+    }
+
+    /// Enqueues whatever the filler has staged; with nothing in flight,
+    /// waits for it. True when the source is exhausted.
+    fn launch_staged<T>(
+        &self,
+        st: &mut State,
+        full: &Receiver<Option<Filled<T>>>,
+        pending: &mut VecDeque<Pending<T>>,
+        stats: &mut StageStats,
+    ) -> bool {
+        loop {
+            let msg = if pending.is_empty() {
+                full.recv().unwrap_or(None)
+            } else {
+                match full.try_recv() {
+                    Ok(m) => m,
+                    Err(TryRecvError::Empty) => return false,
+                    Err(TryRecvError::Disconnected) => None,
+                }
+            };
+            let Some(f) = msg else { return true };
+            let p = self.launch(st, f, stats);
+            pending.push_back(p);
+        }
+    }
+
+    /// Puts the slots pinned so far to work: each joins the device's slots
+    /// (with its line buffers in line mode) and goes to the filler.
+    fn adopt_pinned(
+        &self,
+        st: &mut State,
+        pinned: &Receiver<Slot>,
+        free: &Sender<(usize, SlotRegion)>,
+        line_mode: bool,
+    ) {
+        for slot in pinned.try_iter() {
+            let Some(g) = st.gpu.as_mut() else { return };
+            let i = g.adopt_slot(slot);
+            crate::sys::trace::mark("stream: one more slot at work");
+            let lines = if line_mode {
+                g.ensure_lines(&self.opts.cache)
+            } else {
+                Ok(())
+            };
+            let region = SlotRegion(g.host_region(i));
+            match lines {
+                Ok(()) => {
+                    let _ = free.send((i, region));
+                }
+                Err(e) => self.fail(st, e),
+            }
+        }
     }
 
     /// No device slots (never had a device, or it failed first): the CPU,
@@ -434,13 +503,28 @@ struct Filled<T> {
 }
 
 /// A slot's mapped staging memory (pointer, length including PAD).
+#[derive(Clone, Copy)]
 struct SlotRegion((*mut u8, usize));
 
 // SAFETY: the mapping stays valid for the whole `run` (the engine's state
-// lock is held and slots are not reallocated meanwhile); the channels hand
-// each slot to one thread at a time (the filler, then the pipeline until the
+// lock is held, and slots are neither unmapped nor reallocated meanwhile:
+// slots pinned beside the stream are only added); the channels hand each
+// slot to one thread at a time (the filler, then the pipeline until the
 // batch is collected), so no two threads touch a slot's bytes at once.
-unsafe impl Sync for SlotRegion {}
+unsafe impl Send for SlotRegion {}
+
+/// The thread that pins `n` more slots with `maker` and sends each as it is
+/// ready, until `stop` (the stream ended: at least one slot is pinned even
+/// then, for the next stream) or a slot fails to pin (the stream goes on
+/// with the slots it has).
+fn pin_slots(maker: &SlotMaker, n: usize, pinned: &Sender<Slot>, stop: &AtomicBool) {
+    for _ in 0..n {
+        let Ok(slot) = maker.make() else { return };
+        if pinned.send(slot).is_err() || stop.load(Ordering::Relaxed) {
+            return;
+        }
+    }
+}
 
 /// The filler thread: stages the next batch into each slot it is given,
 /// padded for the kernels; sends `None` when the source is exhausted.
@@ -448,12 +532,10 @@ fn fill_slots<S: BatchSource>(
     src: &mut S,
     cap: usize,
     (line_mode, tail): (bool, Ends),
-    regions: &[SlotRegion],
-    free: &Receiver<usize>,
+    free: &Receiver<(usize, SlotRegion)>,
     full: &Sender<Option<Filled<S::Tag>>>,
 ) {
-    for slot in free.iter() {
-        let (ptr, len) = regions[slot].0;
+    for (slot, SlotRegion((ptr, len))) in free.iter() {
         let buf = region(ptr, len);
         let t = Instant::now();
         let r = src.fill(&mut buf[..cap]);
