@@ -91,11 +91,12 @@ fn try_main() -> anyhow::Result<u8> {
             pending.finish()?;
         }
         false
-    } else if let Some(path) = hybrid_candidate(&cfg, pending.literals()) {
+    } else if let Some((path, size)) = hybrid_candidate(&cfg, pending.literals()) {
+        let listing = gsearch::search::hybrid::list_ahead(&cfg, pending.literals(), size);
         let plan = pending.finish()?;
         match fallen_back_to_pcre2(&cfg, &plan) {
             Some(cfg) => cpu::search_cpu(&cfg, &plan)?,
-            None => gsearch::search::hybrid::search(&cfg, &plan, &path)?,
+            None => gsearch::search::hybrid::search(&cfg, &plan, &path, listing)?,
         }
     } else {
         let opening = choose::open(&cfg, pending.literals());
@@ -139,16 +140,17 @@ fn fallen_back_to_pcre2(cfg: &Config, plan: &Plan) -> Option<Config> {
 }
 
 /// The one big file `auto` searches with the CPU and the device together
-/// (not when the walk has something to report: the other drivers do that).
+/// (not when the walk has something to report: the other drivers do that),
+/// and its size.
 fn hybrid_candidate(
     cfg: &Config,
     literals: Option<&gsearch::engine::LiteralSet>,
-) -> Option<std::path::PathBuf> {
+) -> Option<(std::path::PathBuf, u64)> {
     if cfg.engine != gsearch::cli::EngineArg::Auto || !gsearch::walk::silent_for_files(cfg) {
         return None;
     }
     let size = gsearch::walk::explicit_bytes(&cfg.paths)?;
-    gsearch::search::hybrid::suits(cfg, literals, size).then(|| cfg.paths[0].clone())
+    gsearch::search::hybrid::suits(cfg, literals, size).then(|| (cfg.paths[0].clone(), size))
 }
 
 /// ripgrep's rule: 0 when something matched (and, unless `-q`, nothing

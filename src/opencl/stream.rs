@@ -520,6 +520,7 @@ unsafe impl Send for SlotRegion {}
 fn pin_slots(maker: &SlotMaker, n: usize, pinned: &Sender<Slot>, stop: &AtomicBool) {
     for _ in 0..n {
         let Ok(slot) = maker.make() else { return };
+        crate::sys::trace::mark("stream: one more slot pinned");
         if pinned.send(slot).is_err() || stop.load(Ordering::Relaxed) {
             return;
         }
