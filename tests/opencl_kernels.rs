@@ -392,6 +392,19 @@ struct FilesSource<'a> {
 
 type Piece = (usize, usize, usize, usize, usize); // file, file_off, owned, batch_off, len
 
+impl<'a> FilesSource<'a> {
+    /// `files` from their start, consecutive batches overlapping by `overlap`.
+    fn new(files: &'a [Vec<u8>], overlap: usize) -> Self {
+        FilesSource {
+            files,
+            file: 0,
+            pos: 0,
+            overlap,
+            batches: 0,
+        }
+    }
+}
+
 impl BatchSource for FilesSource<'_> {
     type Tag = Vec<Piece>;
 
@@ -437,13 +450,7 @@ impl BatchSource for FilesSource<'_> {
 }
 
 fn run_files(e: &OpenClEngine, files: &[Vec<u8>]) -> (Vec<Vec<u64>>, StageStats) {
-    let mut src = FilesSource {
-        files,
-        file: 0,
-        pos: 0,
-        overlap: e.max_pattern_len().saturating_sub(1),
-        batches: 0,
-    };
+    let mut src = FilesSource::new(files, e.max_pattern_len().saturating_sub(1));
     let mut found = vec![Vec::new(); files.len()];
     let stats = e.stream(&mut src, &mut |tag, bytes, m| {
         // the staged bytes are the files' bytes
@@ -517,13 +524,7 @@ fn stream_stops_early() {
     let mut o = opts(None);
     o.batch_bytes = 128;
     let e = engine(&set, o);
-    let mut src = FilesSource {
-        files: &files,
-        file: 0,
-        pos: 0,
-        overlap: 5,
-        batches: 0,
-    };
+    let mut src = FilesSource::new(&files, 5);
     let mut calls = 0;
     e.stream(&mut src, &mut |_, _, _| {
         calls += 1;
@@ -550,13 +551,7 @@ fn slots_pinned_beside_a_stream_join_it() {
     o.slots = 4;
     let e = engine(&set, o);
     assert_eq!(e.slots_pinned(), 0);
-    let mut src = FilesSource {
-        files: &files,
-        file: 0,
-        pos: 0,
-        overlap: 5,
-        batches: 0,
-    };
+    let mut src = FilesSource::new(&files, 5);
     e.stream(&mut src, &mut |_, _, _| false);
     let after_stop = e.slots_pinned();
     // One slot before the stream, one at least beside it.

@@ -233,6 +233,14 @@ pub fn driver_loaded() -> bool {
     DRIVER_LOADED.load(Ordering::Acquire)
 }
 
+/// Counts the drivers as loaded before a thread is sent to list the
+/// devices ([`driver_loaded`]): should `main` end before that thread asks
+/// the loader, it still ends without running the process's exit handlers
+/// under a driver starting.
+pub fn driver_loading() {
+    DRIVER_LOADED.store(true, Ordering::Release);
+}
+
 /// Has the NVIDIA driver start only its first `n` GPUs, when this process
 /// has not loaded the driver yet and the user has not set
 /// `CUDA_VISIBLE_DEVICES` (which the driver honours, and which stays the way

@@ -63,9 +63,9 @@ pub use batch::{
 };
 pub use cache::{Hash128, ProgramCache, hash128};
 pub use device::{
-    DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, has_any_device, list_devices,
-    list_devices_text, pick, pick_all, runtime_available, select, select_all, start_only_gpus,
-    version_line,
+    DeviceInfo, DeviceSelector, DiscoveryError, driver_loaded, driver_loading, has_any_device,
+    list_devices, list_devices_text, pick, pick_all, runtime_available, select, select_all,
+    start_only_gpus, version_line,
 };
 pub use dfa::{tables as dfa_tables, tables_key as dfa_tables_key};
 pub use engine::{DEFAULT_BATCH_BYTES, DEFAULT_SLOTS, EngineOptions, OpenClEngine, dfa_limits};

@@ -362,8 +362,6 @@ pub fn device_detached() -> bool {
     DETACHED.load(Ordering::Acquire)
 }
 
-/// Searches the single file of `cfg` with the CPU and, once ready, the
-/// device. Returns whether anything matched.
 /// The devices' listing, started before the plan is compiled (see
 /// [`list_ahead`]).
 pub struct Listing(Option<std::thread::JoinHandle<Result<Vec<DeviceInfo>, DiscoveryError>>>);
@@ -378,12 +376,17 @@ pub fn list_ahead(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> Lis
         return Listing(None);
     }
     let sels = selectors(cfg);
+    // (A bad pattern may end the process before the thread lists them.)
+    crate::opencl::driver_loading();
     let listing = std::thread::Builder::new()
         .name("gsearch-listing".into())
         .spawn(move || crate::opencl::select_all(&sels));
     Listing(listing.ok())
 }
 
+/// Searches the single file of `cfg` with the CPU and, once ready, the
+/// device (`listing`: the devices listed already, or being listed).
+/// Returns whether anything matched.
 pub fn search(
     cfg: &Config,
     plan: &Plan,
