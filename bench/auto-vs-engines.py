@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Issue 20, item 2: `auto` against the faster of the CPU engine and the device alone.
-Each search runs with `--engine auto`, `--engine cpu` and `--engine opencl` in turn
-(one warm-up each, then RUNS rounds, default 5, a PAUSE of 0.5 s before every run: the
+Each search runs with `--engine auto`, `--engine cpu` and `--engine opencl` in turn, the
+order rotating from round to round (one warm-up each, then RUNS rounds, default 5, a PAUSE
+of 0.5 s before every run: the
 run before may still be tearing down its driver in a child), on CORES (`taskset -c`,
 default every core). Prints a markdown table: the median wall time and peak RSS of each
 engine, whether the outputs agree, and auto's time over the faster engine's (the issue
@@ -39,9 +40,9 @@ def row(path, search):
     for a in argv.values():
         once(a)
     runs = {e: [] for e in ENGINES}
-    for _ in range(RUNS):
-        for e, a in argv.items():
-            runs[e].append(once(a))
+    for r in range(RUNS):
+        for e in ENGINES[r % 3:] + ENGINES[:r % 3]:
+            runs[e].append(once(argv[e]))
     med = {e: statistics.median(r[0] for r in v) for e, v in runs.items()}
     rss = {e: max(r[1] for r in v) for e, v in runs.items()}
     same = "yes" if len({r[2] for v in runs.values() for r in v}) == 1 else "NO"
