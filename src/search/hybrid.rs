@@ -372,7 +372,8 @@ pub struct Listing(Option<std::thread::JoinHandle<Result<Vec<DeviceInfo>, Discov
 /// the driver's listing (0.14-0.17 s with NVIDIA's) then overlaps the
 /// compile of the rules (13-19 ms for 200 rules) and the file's map.
 pub fn list_ahead(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> Listing {
-    if literals.is_some() || size < crate::search::choose::auto_min_bytes() {
+    // (A search without literals is a regex's: see `DeviceWork::of`.)
+    if !starts_beside_probe(literals.is_none(), size) {
         return Listing(None);
     }
     let sels = selectors(cfg);
@@ -382,6 +383,15 @@ pub fn list_ahead(cfg: &Config, literals: Option<&LiteralSet>, size: u64) -> Lis
         .name("gsearch-listing".into())
         .spawn(move || crate::opencl::select_all(&sels));
     Listing(listing.ok())
+}
+
+/// Whether the device starts beside the CPU's measurement rather than
+/// after it: for a regex on a file of a GiB or more (its start-up is the
+/// longer; a rule set's first MiB compiles the rules whose factors occur
+/// there). On a smaller file the measurement often says no, and a driver
+/// left starting would take a core from the CPU's search.
+fn starts_beside_probe(regex: bool, size: u64) -> bool {
+    regex && size >= crate::search::choose::auto_min_bytes()
 }
 
 /// Searches the single file of `cfg` with the CPU and, once ready, the
@@ -515,13 +525,8 @@ fn start_device(
     let threads = crate::sys::cores();
     let mut work = DeviceWork::of(cfg, plan);
     let waits = work.as_ref().is_some_and(DeviceWork::holds_cpu_back);
-    // Regexes on a file of a GiB or more: the device starts beside the
-    // CPU's measurement (its start-up is the longer; a rule set's first
-    // MiB compiles the rules whose factors occur there). On a smaller file
-    // the measurement often says no, and a driver left starting would take
-    // a core from the CPU's search.
     let mut device = None;
-    if waits && map.len() as u64 >= crate::search::choose::auto_min_bytes() {
+    if starts_beside_probe(waits, map.len() as u64) {
         device = work
             .take()
             .and_then(|w| spawn_device(cfg, w, (file, shared), listing));
@@ -561,9 +566,9 @@ fn start_device(
 /// A regex's CPU pace (seconds a byte on one thread), measured on the
 /// file's first chunks, a MiB or more, which this thread claims and
 /// answers: the first lines are ready when the output starts, and those
-/// bytes are not searched twice (`cost::cpu_pace` searches a copy of the
-/// first MiB, which the eager thread then searched again: 35 ms for 200
-/// rules on the 2-core machine). Their pages are read in before the clock
+/// bytes are not searched twice (timed with `cost::cpu_pace`, the first
+/// MiB was searched again by the eager thread: 35 ms for 200 rules on the
+/// 2-core machine). Their pages are read in before the clock
 /// starts, so that a file not yet in the page cache times the matcher,
 /// not the disk. At most an eighth of the file: the rest of a small one
 /// (the tests') is left to the queue, devices included.
