@@ -9,7 +9,9 @@ Usage: bench/first-line.py FILE RULES [GSEARCH [BASE [RG]]]
   warm-up; CORES=0,1 runs every command under `taskset -c 0,1`; OUT=table.md)
 Cases: `-f RULES | head -1` and `-c -f RULES` for gsearch (auto), gsearch --engine cpu and
 the base; `-n struct | head -1` and `-n PyErr_SetString | head -1` for gsearch, the base
-and ripgrep."""
+and ripgrep. With FORMS (searches separated by `;`, each split on spaces, e.g.
+`-o \w+_\w+;--color=always -n struct`), those instead: each for gsearch, the base and
+ripgrep, as `| head -1` and whole."""
 import os
 import statistics
 import subprocess
@@ -22,7 +24,19 @@ RUNS = int(os.environ.get("RUNS", "5"))
 CORES = os.environ.get("CORES")
 
 
+def forms(spec):
+    out = []
+    for form in (f.split() for f in spec.split(";") if f.strip()):
+        for head in (True, False):
+            shown = f"`{' '.join(form)}{' | head -1' if head else ''}`"
+            for name, exe in (("gsearch", GS), ("base", BASE), ("rg", RG)):
+                out.append((f"{shown}: {name}", [exe] + form + [F], head))
+    return out
+
+
 def cases():
+    if os.environ.get("FORMS"):
+        return forms(os.environ["FORMS"])
     out = []
     for head in (True, False):
         args = ["-f", R, F] if head else ["-c", "-f", R, F]
