@@ -29,6 +29,7 @@ use grep_printer::Stats;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 
 use crate::cli::config::{Config, OutputMode};
+use crate::output::matches::{MatcherFailed, line_matches, unterminated};
 use crate::pipeline::lines::Numbered;
 
 /// Whether [`JsonSink`] writes `--json`: one line at a time (no `-U`), not
@@ -49,11 +50,6 @@ pub fn form(cfg: &Config) -> bool {
         && !cfg.invert
         && cfg.max_count.is_none()
 }
-
-/// The matcher failed on a line (PCRE2's limits; never the default
-/// engine), with its message.
-#[derive(Debug)]
-pub struct MatcherFailed(pub String);
 
 /// The messages of one file: the bytes it is searched in (the whole map,
 /// which the matcher sees before each line as ripgrep's printer lets it),
@@ -106,7 +102,13 @@ impl<'a, M: Matcher> Messages<'a, M> {
         let term = LineTerminator::byte(b'\n');
         for f in found {
             let line = at + f.start..at + f.end;
-            submatches(&self.matcher, self.data, line.clone(), term, &mut subs)?;
+            let drop_from = self.data.len();
+            line_matches(
+                &self.matcher,
+                (self.data, line.clone(), term),
+                (usize::MAX, drop_from),
+                &mut subs,
+            )?;
             found_matches += subs.len() as u64;
             let number = self.numbers.then_some(first + f.line);
             let m = MatchMessage {
@@ -209,7 +211,14 @@ impl<'a, M: Matcher, W: io::Write> JsonSink<'a, M, W> {
     fn find(&mut self, searcher: &Searcher, buffer: &[u8], line: Range<usize>) -> io::Result<()> {
         let term = searcher.line_terminator();
         let failed = |e: MatcherFailed| io::Error::other(e.0);
-        submatches(&self.matcher, buffer, line.clone(), term, &mut self.subs).map_err(failed)?;
+        let whole = (usize::MAX, buffer.len());
+        line_matches(
+            &self.matcher,
+            (buffer, line.clone(), term),
+            whole,
+            &mut self.subs,
+        )
+        .map_err(failed)?;
         let Some(replacement) = self.replacement else {
             return Ok(());
         };
@@ -402,55 +411,6 @@ impl MatchMessage<'_> {
         }
         out.extend_from_slice(b"]}}\n");
     }
-}
-
-/// The matches in the line `buffer[line]`, relative to its start, as
-/// grep-printer finds them (`find_iter_at_in_context`, then
-/// `record_matches`): the matcher runs over the buffer up to the line's
-/// end without its terminator (`term`; with CRLF, a `\r` before the `\n`
-/// too), from the line's start, and an empty
-/// match last is dropped when it lies at or past the end of the whole
-/// buffer (which, for a line's relative offset, only a buffer of one line
-/// without a terminator reaches).
-fn submatches<M: Matcher>(
-    matcher: &M,
-    buffer: &[u8],
-    line: Range<usize>,
-    term: LineTerminator,
-    subs: &mut Vec<(usize, usize)>,
-) -> Result<(), MatcherFailed> {
-    subs.clear();
-    let (start, end) = (line.start, line.end);
-    let trimmed = unterminated(buffer, end, term);
-    matcher
-        .find_iter_at(&buffer[..trimmed], start, |m| {
-            if m.start() >= end {
-                return false;
-            }
-            subs.push((m.start() - start, m.end() - start));
-            true
-        })
-        .map_err(|e| MatcherFailed(e.to_string()))?;
-    if subs
-        .last()
-        .is_some_and(|&(s, e)| s == e && s >= buffer.len())
-    {
-        subs.pop();
-    }
-    Ok(())
-}
-
-/// Where a line ending at `end` ends without its terminator, as
-/// grep-printer trims it (`trim_line_terminator`).
-fn unterminated(buffer: &[u8], end: usize, term: LineTerminator) -> usize {
-    let mut trimmed = end;
-    if trimmed > 0 && buffer[trimmed - 1] == term.as_byte() {
-        trimmed -= 1;
-        if term.is_crlf() && trimmed > 0 && buffer[trimmed - 1] == b'\r' {
-            trimmed -= 1;
-        }
-    }
-    trimmed
 }
 
 /// `-r`'s replacement of each match in the line `buffer[line]`, as

@@ -1,8 +1,10 @@
 //! Writing answers: ripgrep's printers as ripgrep configures them
 //! ([`printer`]), the parallel plain-text writer for big files ([`plain`]),
-//! and `--stats` ([`stats`]).
+//! `--json` ([`json`]), one line's matches as ripgrep's printers find them
+//! ([`matches`]), and `--stats` ([`stats`]).
 
 pub mod json;
+pub mod matches;
 pub mod plain;
 pub mod printer;
 pub mod stats;

@@ -6,10 +6,11 @@
 //! computed in parallel instead: the file is cut into windows, each window
 //! into one segment per thread; the threads count the newlines of their
 //! segment, a prefix sum gives each segment its first line number, and the
-//! threads then format their lines. Only the common plain form is done
-//! here (`[PATH:]LINE:TEXT`, no colors, context, `-o`, `-b`, `--column`,
-//! `-v`, `-m`, headings or `--stats`); everything else goes through
-//! ripgrep's printer. Tests compare the two byte for byte.
+//! threads then format their lines. Only the common plain forms are done
+//! here (`[PATH:]LINE:TEXT`, with `-A/-B/-C`, and for one big file with `-b`
+//! and `--column`; no colors, `-o`, `-v`, `-m`, headings or `--stats`);
+//! everything else goes through ripgrep's printer. Tests compare the two
+//! byte for byte.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -20,6 +21,7 @@ use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
 use crate::matcher::lines::line_is_match;
 use crate::matcher::plan::Plan;
+use crate::output::matches::{MatcherFailed, first_column};
 use crate::pipeline::lines::line_end;
 use crate::sys::guard::{GuardedMap, Releaser};
 
@@ -38,15 +40,25 @@ pub fn lines_form(cfg: &Config) -> bool {
     plain_standard(cfg) && cfg.before == 0 && cfg.after == 0
 }
 
+/// Whether the output asked for is plain matching lines with `-b` or
+/// `--column` (or both), numbered or not, no context: what
+/// `search::bigfile` streams through [`Fields`].
+pub fn fields_form(cfg: &Config) -> bool {
+    (cfg.byte_offset || cfg.column) && plain_fields(cfg) && cfg.before == 0 && cfg.after == 0
+}
+
 /// The standard output without anything this module does not write:
 /// colors, byte offsets, columns, `-o`, replacements, headings, `-v`, `-m`,
 /// `--stats`.
 fn plain_standard(cfg: &Config) -> bool {
+    plain_fields(cfg) && !cfg.byte_offset && !cfg.column
+}
+
+/// [`plain_standard`], byte offsets and columns allowed.
+fn plain_fields(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Standard
         && !cfg.out.needs_ripgrep_printer()
         && !cfg.quiet
-        && !cfg.byte_offset
-        && !cfg.column
         && !cfg.only_matching
         && cfg.replace.is_none()
         && !cfg.vimgrep
@@ -690,6 +702,59 @@ pub fn write_unnumbered(
 ) {
     for f in found {
         push_line_sep(out, prefix, None, &seg[f.start..f.end]);
+    }
+}
+
+/// What `--column` and `-b` put before each matching line of one big file,
+/// written by the threads that found the lines (`search::bigfile`).
+pub struct Fields<'a, M> {
+    /// The whole file (a line's offset in it is its `-b`).
+    pub data: &'a [u8],
+    /// [`path_prefix`]'s.
+    pub prefix: Vec<u8>,
+    pub numbers: bool,
+    /// With `--column`: the matcher ripgrep's printer finds the first
+    /// match with.
+    pub column: Option<M>,
+    pub offsets: bool,
+}
+
+impl<M: Matcher> Fields<'_, M> {
+    /// Appends `[PATH:][LINE:][COLUMN:][OFFSET:]TEXT` for each of `found`
+    /// (lines of the bytes from `at` on, the first numbered `first`), as
+    /// ripgrep's standard printer writes them: the column is its first
+    /// match's ([`first_column`]; none where the printer finds no match),
+    /// the offset the line's in the file. `Err` when the matcher fails.
+    pub fn write(
+        &self,
+        at: usize,
+        found: &[crate::pipeline::lines::Numbered],
+        first: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), MatcherFailed> {
+        let (mut num, mut subs) = (itoa::Buffer::new(), Vec::new());
+        let term = grep_matcher::LineTerminator::byte(b'\n');
+        let mut field = |out: &mut Vec<u8>, n: u64| {
+            out.extend_from_slice(num.format(n).as_bytes());
+            out.push(b':');
+        };
+        for f in found {
+            let line = at + f.start..at + f.end;
+            out.extend_from_slice(&self.prefix);
+            if self.numbers {
+                field(out, first + f.line);
+            }
+            if let Some(m) = &self.column
+                && let Some(c) = first_column(m, (self.data, line.clone(), term), &mut subs)?
+            {
+                field(out, c);
+            }
+            if self.offsets {
+                field(out, line.start as u64);
+            }
+            push_line_sep(out, &[], None, &self.data[line]);
+        }
+        Ok(())
     }
 }
 

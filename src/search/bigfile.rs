@@ -3,8 +3,8 @@
 //! finds the matching lines of the segments it claims.
 //!
 //! Every form streams. The plain forms (`-c`, `--count-matches`, lines
-//! with or without `-n` and without colors or context: what
-//! `output::plain` writes) and `--json`'s match messages
+//! with or without `-n`, `-b` and `--column`, without colors or context:
+//! what `output::plain` writes) and `--json`'s match messages
 //! (`output::json`) are written here: segments are claimed in file
 //! order, and their lines are formatted by the threads that searched them
 //! and written as soon as they and all before them are done
@@ -365,6 +365,9 @@ fn stream<W: WriteColor>(
     if json::form(cfg) && plan.pcre2.is_none() {
         return json_lines(cfg, plan, hay, map, printer.get_mut());
     }
+    if plain::fields_form(cfg) && plan.pcre2.is_none() {
+        return fields_lines(cfg, plan, hay, map, printer.get_mut());
+    }
     if !plain::lines_form(cfg) {
         return Streamed::Partly(0, Handover::Printer);
     }
@@ -378,11 +381,15 @@ fn stream<W: WriteColor>(
         Ok(())
     };
     let found = lines(plan, hay, map, numbers, &[], format, printer.get_mut());
-    streamed(found, |written| {
-        Ok(SearchResult {
-            has_match: written > 0,
-            stats: None,
-        })
+    streamed(found, lines_result)
+}
+
+/// The result of lines written as [`lines`] writes them: a match when any
+/// byte was written.
+fn lines_result(written: u64) -> io::Result<SearchResult> {
+    Ok(SearchResult {
+        has_match: written > 0,
+        stats: None,
     })
 }
 
@@ -397,6 +404,32 @@ fn streamed(
         Err(Stop::Io(e)) => Streamed::Done(Err(e)),
         Err(Stop::Handover(written, h)) => Streamed::Partly(written, h),
     }
+}
+
+/// The matching lines with `-b` or `--column` (see `plain::Fields`); a
+/// matcher that fails on a line hands the segment to ripgrep's printer,
+/// which reports it.
+fn fields_lines<W: Write>(
+    cfg: &Config,
+    plan: &Plan,
+    hay: &Haystack,
+    map: &GuardedMap,
+    wtr: &mut W,
+) -> Streamed {
+    let fields = plain::Fields {
+        data: map,
+        prefix: plain::path_prefix(cfg, &hay.path),
+        numbers: cfg.line_number,
+        column: cfg.column.then(|| plan.search_matcher()),
+        offsets: cfg.byte_offset,
+    };
+    let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
+        fields
+            .write(at, found, first, out)
+            .map_err(|_| Handover::Printer)
+    };
+    let found = lines(plan, hay, map, cfg.line_number, &[], format, wtr);
+    streamed(found, lines_result)
 }
 
 /// `--json`'s `match` messages (see `output::json`), framed by its

@@ -1,0 +1,73 @@
+//! The matches of one line as ripgrep's printers find them (grep-printer's
+//! `find_iter_at_in_context` and `record_matches`), for the output gsearch
+//! formats itself: `--json`'s submatches ([`super::json`]) and `--column`
+//! ([`super::plain`]).
+
+use std::ops::Range;
+
+use grep_matcher::{LineTerminator, Matcher};
+
+/// The matcher failed on a line (PCRE2's limits; never the default
+/// engine), with its message.
+#[derive(Debug)]
+pub struct MatcherFailed(pub String);
+
+/// The first `most` matches of the line `buffer[line]` into `subs`,
+/// relative to its start, as grep-printer finds them: the matcher runs over
+/// the buffer up to the line's end without its terminator (`term`; with
+/// CRLF, a `\r` before the `\n` too), from the line's start. Once every
+/// match was seen (fewer than `most`), an empty one found last is dropped
+/// when its start, relative to the line, is at or past `drop_from`, as
+/// `record_matches` drops it: the JSON printer from the buffer's length,
+/// the standard printer from the line's end in the buffer (a relative
+/// start set against an offset, which only a line at the buffer's start
+/// without a terminator reaches).
+pub fn line_matches<M: Matcher>(
+    matcher: &M,
+    (buffer, line, term): (&[u8], Range<usize>, LineTerminator),
+    (most, drop_from): (usize, usize),
+    subs: &mut Vec<(usize, usize)>,
+) -> Result<(), MatcherFailed> {
+    subs.clear();
+    let (start, end) = (line.start, line.end);
+    let trimmed = unterminated(buffer, end, term);
+    matcher
+        .find_iter_at(&buffer[..trimmed], start, |m| {
+            if m.start() >= end {
+                return false;
+            }
+            subs.push((m.start() - start, m.end() - start));
+            subs.len() < most
+        })
+        .map_err(|e| MatcherFailed(e.to_string()))?;
+    if subs.len() < most && subs.last().is_some_and(|&(s, e)| s == e && s >= drop_from) {
+        subs.pop();
+    }
+    Ok(())
+}
+
+/// The column ripgrep's standard printer shows for the line `buffer[line]`
+/// with `--column`: its first match's offset in the line plus one; `None`
+/// where the printer finds no match (it then writes no column).
+pub fn first_column<M: Matcher>(
+    matcher: &M,
+    (buffer, line, term): (&[u8], Range<usize>, LineTerminator),
+    subs: &mut Vec<(usize, usize)>,
+) -> Result<Option<u64>, MatcherFailed> {
+    let drop_from = line.end;
+    line_matches(matcher, (buffer, line, term), (2, drop_from), subs)?;
+    Ok(subs.first().map(|&(s, _)| s as u64 + 1))
+}
+
+/// Where a line ending at `end` ends without its terminator, as
+/// grep-printer trims it (`trim_line_terminator`).
+pub fn unterminated(buffer: &[u8], end: usize, term: LineTerminator) -> usize {
+    let mut trimmed = end;
+    if trimmed > 0 && buffer[trimmed - 1] == term.as_byte() {
+        trimmed -= 1;
+        if term.is_crlf() && trimmed > 0 && buffer[trimmed - 1] == b'\r' {
+            trimmed -= 1;
+        }
+    }
+    trimmed
+}
