@@ -1,7 +1,7 @@
 //! The matches of one line as ripgrep's printers find them (grep-printer's
 //! `find_iter_at_in_context` and `record_matches`), for the output gsearch
-//! formats itself: `--json`'s submatches ([`super::json`]) and `--column`
-//! ([`super::plain`]).
+//! formats itself: `--json`'s submatches ([`super::json`]), and `-o` and
+//! `--column` ([`super::plain`]).
 
 use std::ops::Range;
 
@@ -44,19 +44,6 @@ pub fn line_matches<M: Matcher>(
         subs.pop();
     }
     Ok(())
-}
-
-/// The column ripgrep's standard printer shows for the line `buffer[line]`
-/// with `--column`: its first match's offset in the line plus one; `None`
-/// where the printer finds no match (it then writes no column).
-pub fn first_column<M: Matcher>(
-    matcher: &M,
-    (buffer, line, term): (&[u8], Range<usize>, LineTerminator),
-    subs: &mut Vec<(usize, usize)>,
-) -> Result<Option<u64>, MatcherFailed> {
-    let drop_from = line.end;
-    line_matches(matcher, (buffer, line, term), (2, drop_from), subs)?;
-    Ok(subs.first().map(|&(s, _)| s as u64 + 1))
 }
 
 /// Where a line ending at `end` ends without its terminator, as

@@ -21,7 +21,7 @@ use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
 use crate::matcher::lines::line_is_match;
 use crate::matcher::plan::Plan;
-use crate::output::matches::{MatcherFailed, first_column};
+use crate::output::matches::{self, MatcherFailed};
 use crate::pipeline::lines::line_end;
 use crate::sys::guard::{GuardedMap, Releaser};
 
@@ -40,28 +40,29 @@ pub fn lines_form(cfg: &Config) -> bool {
     plain_standard(cfg) && cfg.before == 0 && cfg.after == 0
 }
 
-/// Whether the output asked for is plain matching lines with `-b` or
-/// `--column` (or both), numbered or not, no context: what
-/// `search::bigfile` streams through [`Fields`].
+/// Whether the output asked for is plain matching lines or matches (`-o`,
+/// `--vimgrep`) with `-b` or `--column` or both, or `-o` alone, numbered
+/// or not, no context: what `search::bigfile` streams through [`Fields`].
 pub fn fields_form(cfg: &Config) -> bool {
-    (cfg.byte_offset || cfg.column) && plain_fields(cfg) && cfg.before == 0 && cfg.after == 0
+    (cfg.byte_offset || cfg.column || cfg.only_matching || cfg.vimgrep)
+        && plain_fields(cfg)
+        && cfg.before == 0
+        && cfg.after == 0
 }
 
 /// The standard output without anything this module does not write:
-/// colors, byte offsets, columns, `-o`, replacements, headings, `-v`, `-m`,
-/// `--stats`.
+/// colors, byte offsets, columns, `-o`, `--vimgrep`, replacements,
+/// headings, `-v`, `-m`, `--stats`.
 fn plain_standard(cfg: &Config) -> bool {
-    plain_fields(cfg) && !cfg.byte_offset && !cfg.column
+    plain_fields(cfg) && !cfg.byte_offset && !cfg.column && !cfg.only_matching && !cfg.vimgrep
 }
 
-/// [`plain_standard`], byte offsets and columns allowed.
+/// [`plain_standard`], byte offsets, columns, `-o` and `--vimgrep` allowed.
 fn plain_fields(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Standard
         && !cfg.out.needs_ripgrep_printer()
         && !cfg.quiet
-        && !cfg.only_matching
         && cfg.replace.is_none()
-        && !cfg.vimgrep
         && !cfg.heading
         && !cfg.invert
         && !cfg.stats
@@ -705,26 +706,34 @@ pub fn write_unnumbered(
     }
 }
 
-/// What `--column` and `-b` put before each matching line of one big file,
-/// written by the threads that found the lines (`search::bigfile`).
+/// What `-o`, `--vimgrep`, `--column` and `-b` make of the matching lines
+/// of one big file, written by the threads that found the lines (`search::bigfile`).
 pub struct Fields<'a, M> {
     /// The whole file (a line's offset in it is its `-b`).
     pub data: &'a [u8],
     /// [`path_prefix`]'s.
     pub prefix: Vec<u8>,
     pub numbers: bool,
-    /// With `--column`: the matcher ripgrep's printer finds the first
-    /// match with.
-    pub column: Option<M>,
+    pub column: bool,
     pub offsets: bool,
+    /// `-o`: each match on a line of its own.
+    pub only_matching: bool,
+    /// `--vimgrep`: the line once per match.
+    pub per_match: bool,
+    /// The matcher ripgrep's printer finds the matches with.
+    pub matcher: M,
 }
 
 impl<M: Matcher> Fields<'_, M> {
-    /// Appends `[PATH:][LINE:][COLUMN:][OFFSET:]TEXT` for each of `found`
-    /// (lines of the bytes from `at` on, the first numbered `first`), as
-    /// ripgrep's standard printer writes them: the column is its first
-    /// match's ([`first_column`]; none where the printer finds no match),
-    /// the offset the line's in the file. `Err` when the matcher fails.
+    /// Appends, for each of `found` (lines of the bytes from `at` on, the
+    /// first numbered `first`), what ripgrep's standard printer writes:
+    /// `[PATH:][LINE:][COLUMN:][OFFSET:]TEXT`, the matches found as it
+    /// finds them ([`matches::line_matches`]). The column is the first
+    /// match's (none where the printer finds no match) and the offset the
+    /// line's in the file; with `-o`, one line per match, with its own
+    /// column and offset, and with `--vimgrep` the whole line so for each
+    /// match (the whole line once where the printer finds no match). `Err`
+    /// when the matcher fails.
     pub fn write(
         &self,
         at: usize,
@@ -732,29 +741,54 @@ impl<M: Matcher> Fields<'_, M> {
         first: u64,
         out: &mut Vec<u8>,
     ) -> Result<(), MatcherFailed> {
-        let (mut num, mut subs) = (itoa::Buffer::new(), Vec::new());
+        let mut subs = Vec::new();
         let term = grep_matcher::LineTerminator::byte(b'\n');
-        let mut field = |out: &mut Vec<u8>, n: u64| {
-            out.extend_from_slice(num.format(n).as_bytes());
-            out.push(b':');
-        };
         for f in found {
             let line = at + f.start..at + f.end;
-            out.extend_from_slice(&self.prefix);
-            if self.numbers {
-                field(out, first + f.line);
+            let number = self.numbers.then_some(first + f.line);
+            let each = self.only_matching || self.per_match;
+            if !self.column && !each {
+                self.push(out, (number, None, line.start), &self.data[line]);
+                continue;
             }
-            if let Some(m) = &self.column
-                && let Some(c) = first_column(m, (self.data, line.clone(), term), &mut subs)?
-            {
-                field(out, c);
+            // (The first two say where the first is, and whether it stays.)
+            let most = if each { usize::MAX } else { 2 };
+            let hay = (self.data, line.clone(), term);
+            matches::line_matches(&self.matcher, hay, (most, line.end), &mut subs)?;
+            if !each || subs.is_empty() {
+                let column = subs.first().map(|&(s, _)| s as u64 + 1);
+                self.push(out, (number, column, line.start), &self.data[line.clone()]);
+                continue;
             }
-            if self.offsets {
-                field(out, line.start as u64);
+            for &(s, e) in &subs {
+                let (a, b) = (line.start + s, line.start + e);
+                let text = match self.only_matching {
+                    true => &self.data[a..b],
+                    false => &self.data[line.clone()],
+                };
+                self.push(out, (number, Some(s as u64 + 1), a), text);
             }
-            push_line_sep(out, &[], None, &self.data[line]);
         }
         Ok(())
+    }
+
+    /// `PREFIX[LINE:][COLUMN:][OFFSET:]TEXT` and a line terminator, with
+    /// the fields asked for.
+    fn push(
+        &self,
+        out: &mut Vec<u8>,
+        (number, column, offset): (Option<u64>, Option<u64>, usize),
+        text: &[u8],
+    ) {
+        let mut num = itoa::Buffer::new();
+        out.extend_from_slice(&self.prefix);
+        let column = column.filter(|_| self.column);
+        let offset = self.offsets.then_some(offset as u64);
+        for n in [number, column, offset].into_iter().flatten() {
+            out.extend_from_slice(num.format(n).as_bytes());
+            out.push(b':');
+        }
+        push_line_sep(out, &[], None, text);
     }
 }
 

@@ -146,7 +146,10 @@ fn streamed_and_collected_forms_equal_the_searcher() {
             &["-n", "-m", "7", "needle"],
             &["-n", "-o", "needle\\w*"],
             &["-n", "--column", "needle"],
-            // `-b` and `--column`, written by the threads (`plain::Fields`).
+            // `-o`, `-b` and `--column`, written by the threads (`plain::Fields`).
+            &["-o", "-n", "-b", "--column", "e\\w*"],
+            &["-o", "-H", "x*"],
+            &["-o", "-w", "-i", "needle|the"],
             &["-b", "needle"],
             &["-b", "-n", "-H", "e"],
             &["--column", "-H", "-i", "NEEDLE"],
@@ -208,9 +211,9 @@ fn json_messages_equal_the_searcher() {
     same_as_searcher(&dir, "one.txt", cases);
 }
 
-/// `-b` and `--column` over the same lines, and a file of one line without
-/// a terminator, whose empty match at its end ripgrep's printer drops (it
-/// then writes no column).
+/// `-o`, `--vimgrep`, `-b` and `--column` over the same lines, and a file of one line
+/// without a terminator, where ripgrep's printer finds no match at its end
+/// (it then writes the whole line, without a column).
 #[test]
 fn columns_and_offsets_equal_the_searcher() {
     let dir = Dir::new("bigfile_columns", Engine::Cpu);
@@ -225,6 +228,11 @@ fn columns_and_offsets_equal_the_searcher() {
         &["--column", "$"],
         &["--column", "e$"],
         &["--column", "-i", "NEEDLE"],
+        &["-o", "x*"],
+        &["-o", "-n", "--column", "$"],
+        &["-o", "-b", "(?-u:\\xff)|needle"],
+        &["--vimgrep", "x*"],
+        &["--vimgrep", "-b", "$"],
     ];
     same_as_searcher(&dir, "mixed.txt", cases);
     same_as_searcher(&dir, "one.txt", cases);
