@@ -57,14 +57,32 @@ fn plain_standard(cfg: &Config) -> bool {
     plain_fields(cfg) && !cfg.byte_offset && !cfg.column && !cfg.only_matching && !cfg.vimgrep
 }
 
+/// Whether the output asked for is the plain lines that do not match
+/// (`-v`), numbered or not, no context: what `search::bigfile` streams
+/// ([`write_inverted`]).
+pub fn inverted_form(cfg: &Config) -> bool {
+    cfg.invert
+        && plain_any(cfg)
+        && !cfg.byte_offset
+        && !cfg.column
+        && !cfg.only_matching
+        && !cfg.vimgrep
+        && cfg.before == 0
+        && cfg.after == 0
+}
+
 /// [`plain_standard`], byte offsets, columns, `-o` and `--vimgrep` allowed.
 fn plain_fields(cfg: &Config) -> bool {
+    plain_any(cfg) && !cfg.invert
+}
+
+/// [`plain_fields`], `-v` allowed.
+fn plain_any(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Standard
         && !cfg.out.needs_ripgrep_printer()
         && !cfg.quiet
         && cfg.replace.is_none()
         && !cfg.heading
-        && !cfg.invert
         && !cfg.stats
         && cfg.max_count.is_none()
         && cfg.color == termcolor::ColorChoice::Never
@@ -790,6 +808,36 @@ impl<M: Matcher> Fields<'_, M> {
         }
         push_line_sep(out, &[], None, text);
     }
+}
+
+/// Appends `[PATH:][N:]LINE` for each line of `seg` (whole lines) that is
+/// not one of `found` (its matching lines, in order), as ripgrep's standard
+/// printer writes the lines of `-v`; `first` numbers the first line of
+/// `seg` (`None`: no numbers); `prefix` is [`path_prefix`]'s. False where
+/// a line to print holds a NUL (ripgrep's searcher, which looks for NULs
+/// in the lines it prints, is then to take over).
+pub fn write_inverted(
+    seg: &[u8],
+    found: &[crate::pipeline::lines::Numbered],
+    prefix: &[u8],
+    first: Option<u64>,
+    out: &mut Vec<u8>,
+) -> bool {
+    let mut num = itoa::Buffer::new();
+    let mut matching = found.iter().map(|f| f.start).peekable();
+    let (mut pos, mut line) = (0, first.unwrap_or(0));
+    while pos < seg.len() {
+        let end = memchr::memchr(b'\n', &seg[pos..]).map_or(seg.len(), |i| pos + i + 1);
+        if matching.next_if_eq(&pos).is_none() {
+            if memchr::memchr(0, &seg[pos..end]).is_some() {
+                return false;
+            }
+            let number = first.map(|_| (num.format(line), b':'));
+            push_line_sep(out, prefix, number, &seg[pos..end]);
+        }
+        (pos, line) = (end, line + 1);
+    }
+    true
 }
 
 /// The matching lines of `data[a..b]` (whole lines) and, with `matches`,

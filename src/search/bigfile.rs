@@ -17,8 +17,8 @@
 //! segments' output, or twice `cores + 1` segments' line starts for
 //! the printed forms (a segment is at most
 //! `GSEARCH_SEGMENT`, default 256 KiB, 4 MiB for a rule set, of the file). `-v` is counted as
-//! every line less the matching ones; its other forms are left to the
-//! usual search.
+//! every line less the matching ones, and its plain lines are those the
+//! segments did not find; its other forms are left to the usual search.
 //!
 //! Matches never span a line terminator, so cutting at line starts changes
 //! nothing: `^`, `$` and `\b` see a line start where a segment starts.
@@ -101,7 +101,7 @@ pub fn search<W: WriteColor>(
     if hay.stdin
         || threads < 2
         || first_match_is_enough
-        || (cfg.invert && !plain::count_form(cfg))
+        || (cfg.invert && !plain::count_form(cfg) && !plain::inverted_form(cfg))
         || !cfg.use_mmap
         || cfg.input.needs_searcher()
         || cfg.out.searcher_flags()
@@ -127,6 +127,11 @@ pub fn search<W: WriteColor>(
     let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Done(r) => r,
         Streamed::Usual => return None,
+        // (`-v`'s lines: FedMatcher feeds matching lines to the printed
+        // forms; ripgrep's searcher decides the rest alone.)
+        Streamed::Partly(written, _) if cfg.invert => {
+            usual(cfg, searcher, printer, plan, hay, &map, written)?
+        }
         Streamed::Partly(written, Handover::Printer) if collects(cfg, plan) => {
             collected(cfg, searcher, printer, plan, hay, &map, written)?
         }
@@ -271,9 +276,10 @@ fn collected<W: WriteColor>(
     Some(search_map(cfg, searcher, printer, skip, m, hay, map))
 }
 
-/// After a PCRE2 match error: the file searched the usual way (`None`
-/// when nothing was written yet: the caller's own search), which reports
-/// the error where it occurs, its first `skip` bytes of output dropped.
+/// After a PCRE2 match error, or where `-v`'s lines stop streaming: the
+/// file searched the usual way (`None` when nothing was written yet: the
+/// caller's own search), which reports the error where it occurs, its
+/// first `skip` bytes of output dropped.
 fn usual<W: WriteColor>(
     cfg: &Config,
     searcher: &mut Searcher,
@@ -366,6 +372,9 @@ fn stream<W: WriteColor>(
     if json::form(cfg) && plan.pcre2.is_none() {
         return json_lines(cfg, plan, hay, map, printer.get_mut());
     }
+    if plain::inverted_form(cfg) {
+        return inverted_lines(cfg, plan, hay, map, printer.get_mut());
+    }
     if plain::fields_form(cfg) && plan.pcre2.is_none() {
         return fields_lines(cfg, plan, hay, map, printer.get_mut());
     }
@@ -405,6 +414,27 @@ fn streamed(
         Err(Stop::Io(e)) => Streamed::Done(Err(e)),
         Err(Stop::Handover(written, h)) => Streamed::Partly(written, h),
     }
+}
+
+/// The lines that do not match (`-v`), with or without numbers; a NUL in
+/// one of them hands the rest of the file to the usual search.
+fn inverted_lines<W: Write>(
+    cfg: &Config,
+    plan: &Plan,
+    hay: &Haystack,
+    map: &GuardedMap,
+    wtr: &mut W,
+) -> Streamed {
+    let prefix = plain::path_prefix(cfg, &hay.path);
+    let numbers = cfg.line_number;
+    let format = |seg: &[u8], _: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
+        match plain::write_inverted(seg, found, &prefix, numbers.then_some(first), out) {
+            true => Ok(()),
+            false => Err(Handover::Printer),
+        }
+    };
+    let found = lines(plan, hay, map, numbers, &[], format, wtr);
+    streamed(found, lines_result)
 }
 
 /// The matching lines with `-b` or `--column`, or their matches (`-o`,
