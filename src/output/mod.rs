@@ -1,7 +1,7 @@
 //! Writing answers: ripgrep's printers as ripgrep configures them
 //! ([`printer`]), the parallel plain-text writer for big files ([`plain`]),
 //! `--json` ([`json`]), one line's matches as ripgrep's printers find them
-//! ([`matches`]), and `--stats` ([`stats`]).
+//! ([`matches`](mod@matches)), and `--stats` ([`stats`]).
 
 pub mod json;
 pub mod matches;

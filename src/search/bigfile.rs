@@ -235,8 +235,8 @@ fn printed<W: WriteColor>(
         // (The printer's thread writes; nothing to flush here when idle.)
         s.spawn(move || {
             segments::in_order(data, order, work, |piece| match piece {
-                Some(piece) => tx.send(piece),
-                None => Ok(()),
+                Some(piece) => tx.send(piece).map(|_| 0),
+                None => Ok(0),
             })
         });
         // The usual search's matcher (PCRE2's reports its errors) decides
@@ -671,12 +671,13 @@ fn lines<W: Write>(
     segments::in_order(data, order, work, |out| {
         // Nothing more ready: what is buffered leaves now (`| head -1`).
         let Some(out) = out else {
-            return wtr.flush().map_err(Stop::Io);
+            return wtr.flush().map(|_| 0).map_err(Stop::Io);
         };
         let out = out.map_err(|h| Stop::Handover(written, h))?;
         if gone.gone() {
             return Err(Stop::Io(io::ErrorKind::BrokenPipe.into()));
         }
+        let before = written;
         if written == 0 && !out.is_empty() {
             wtr.write_all(prelude).map_err(Stop::Io)?;
             written += prelude.len() as u64;
@@ -684,7 +685,7 @@ fn lines<W: Write>(
         }
         wtr.write_all(&out).map_err(Stop::Io)?;
         written += out.len() as u64;
-        Ok(())
+        Ok(written - before)
     })?;
     Ok(written)
 }
