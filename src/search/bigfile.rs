@@ -390,16 +390,23 @@ fn stream<W: WriteColor>(
         }
         Ok(())
     };
-    let found = lines(plan, hay, map, numbers, &[], format, printer.get_mut());
-    streamed(found, lines_result)
+    streamed_lines((plan, hay, map), numbers, format, printer.get_mut())
 }
 
-/// The result of lines written as [`lines`] writes them: a match when any
-/// byte was written.
-fn lines_result(written: u64) -> io::Result<SearchResult> {
-    Ok(SearchResult {
-        has_match: written > 0,
-        stats: None,
+/// [`lines`] without a prelude, its outcome as [`stream`] answers it: a
+/// match when any byte was written.
+fn streamed_lines<W: Write>(
+    (plan, hay, map): (&Plan, &Haystack, &GuardedMap),
+    numbers: bool,
+    format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<(), Handover> + Sync,
+    wtr: &mut W,
+) -> Streamed {
+    let found = lines(plan, hay, map, numbers, &[], format, wtr);
+    streamed(found, |written| {
+        Ok(SearchResult {
+            has_match: written > 0,
+            stats: None,
+        })
     })
 }
 
@@ -433,14 +440,12 @@ fn inverted_lines<W: Write>(
             false => Err(Handover::Printer),
         }
     };
-    let found = lines(plan, hay, map, numbers, &[], format, wtr);
-    streamed(found, lines_result)
+    streamed_lines((plan, hay, map), numbers, format, wtr)
 }
 
 /// The matching lines with `-b` or `--column`, or their matches (`-o`,
-/// `--vimgrep`; see `plain::Fields`); a
-/// matcher that fails on a line hands the segment to ripgrep's printer,
-/// which reports it.
+/// `--vimgrep`; see `plain::Fields`); a matcher that fails on a line hands
+/// the segment to ripgrep's printer, which reports it.
 fn fields_lines<W: Write>(
     cfg: &Config,
     plan: &Plan,
@@ -463,8 +468,7 @@ fn fields_lines<W: Write>(
             .write(at, found, first, out)
             .map_err(|_| Handover::Printer)
     };
-    let found = lines(plan, hay, map, cfg.line_number, &[], format, wtr);
-    streamed(found, lines_result)
+    streamed_lines((plan, hay, map), cfg.line_number, format, wtr)
 }
 
 /// `--json`'s `match` messages (see `output::json`), framed by its
