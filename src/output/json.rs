@@ -24,12 +24,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use grep_matcher::{Captures, LineTerminator, Matcher};
+use grep_matcher::{LineTerminator, Matcher};
 use grep_printer::Stats;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 
 use crate::cli::config::{Config, OutputMode};
-use crate::output::matches::{MatcherFailed, line_matches, unterminated};
+use crate::output::matches::{MatcherFailed, line_matches, replace_in_line};
 use crate::pipeline::lines::Numbered;
 
 /// Whether [`JsonSink`] writes `--json`: one line at a time (no `-U`), not
@@ -231,14 +231,8 @@ impl<'a, M: Matcher, W: io::Write> JsonSink<'a, M, W> {
             }
         };
         let spans = (&mut self.rbuf, &mut self.rsubs);
-        replacements(
-            &self.matcher,
-            (buffer, line, term),
-            replacement,
-            caps,
-            spans,
-        )
-        .map_err(failed)
+        let hay = (buffer, line, term);
+        replace_in_line(&self.matcher, hay, (replacement, false), caps, spans).map_err(failed)
     }
 
     /// Writes a message of `kind` for `line` with what [`JsonSink::find`]
@@ -411,37 +405,6 @@ impl MatchMessage<'_> {
         }
         out.extend_from_slice(b"]}}\n");
     }
-}
-
-/// `-r`'s replacement of each match in the line `buffer[line]`, as
-/// grep-printer's `Replacer` makes them (`replace_with_captures_in_context`:
-/// the matches of the captures, over the line without its terminator, each
-/// `replacement` interpolated with its captures): appended to `rbuf`, one
-/// span of it a match in `rsubs`.
-fn replacements<M: Matcher>(
-    matcher: &M,
-    (buffer, line, term): (&[u8], Range<usize>, LineTerminator),
-    replacement: &[u8],
-    caps: &mut M::Captures,
-    (rbuf, rsubs): (&mut Vec<u8>, &mut Vec<(usize, usize)>),
-) -> Result<(), MatcherFailed> {
-    rbuf.clear();
-    rsubs.clear();
-    let hay = &buffer[..unterminated(buffer, line.end, term)];
-    matcher
-        .captures_iter_at(hay, line.start, caps, |caps| {
-            let Some(m) = caps.get(0) else {
-                return false;
-            };
-            if m.start() >= line.end {
-                return false;
-            }
-            let start = rbuf.len();
-            caps.interpolate(|name| matcher.capture_index(name), hay, replacement, rbuf);
-            rsubs.push((start, rbuf.len()));
-            true
-        })
-        .map_err(|e| MatcherFailed(e.to_string()))
 }
 
 /// A JSON value for bytes of the input, as grep-printer writes one:

@@ -1,11 +1,11 @@
 //! The matches of one line as ripgrep's printers find them (grep-printer's
 //! `find_iter_at_in_context` and `record_matches`), for the output gsearch
-//! formats itself: `--json`'s submatches ([`super::json`]), and `-o` and
-//! `--column` ([`super::plain`]).
+//! formats itself: `--json`'s submatches and replacements ([`super::json`]),
+//! and a big file's `-o`, `--column` and `-r` ([`super::plain`]).
 
 use std::ops::Range;
 
-use grep_matcher::{LineTerminator, Matcher};
+use grep_matcher::{Captures, LineTerminator, Matcher};
 
 /// The matcher failed on a line (PCRE2's limits; never the default
 /// engine), with its message.
@@ -42,6 +42,50 @@ pub fn line_matches<M: Matcher>(
         .map_err(|e| MatcherFailed(e.to_string()))?;
     if subs.len() < most && subs.last().is_some_and(|&(s, e)| s == e && s >= drop_from) {
         subs.pop();
+    }
+    Ok(())
+}
+
+/// `-r`'s replacement of each match in the line `buffer[line]`, as
+/// grep-printer's `Replacer` makes them (`replace_with_captures_in_context`:
+/// the matches of the captures over the line without its terminator, from
+/// its start, each `replacement` interpolated with its captures), into
+/// `dst`, with each replacement's span in it in `spans`. With `whole`, the
+/// line as the standard printer writes it: the bytes between the matches
+/// and the terminator kept (else the replacements alone, as the JSON
+/// printer reports them).
+pub fn replace_in_line<M: Matcher>(
+    matcher: &M,
+    (buffer, line, term): (&[u8], Range<usize>, LineTerminator),
+    (replacement, whole): (&[u8], bool),
+    caps: &mut M::Captures,
+    (dst, spans): (&mut Vec<u8>, &mut Vec<(usize, usize)>),
+) -> Result<(), MatcherFailed> {
+    dst.clear();
+    spans.clear();
+    let trimmed = unterminated(buffer, line.end, term);
+    let hay = &buffer[..trimmed];
+    let mut last = line.start;
+    matcher
+        .captures_iter_at(hay, line.start, caps, |caps| {
+            let Some(m) = caps.get(0) else {
+                return false;
+            };
+            if m.start() >= line.end {
+                return false;
+            }
+            if whole {
+                dst.extend_from_slice(&hay[last..m.start()]);
+            }
+            last = m.end();
+            let start = dst.len();
+            caps.interpolate(|name| matcher.capture_index(name), hay, replacement, dst);
+            spans.push((start, dst.len()));
+            true
+        })
+        .map_err(|e| MatcherFailed(e.to_string()))?;
+    if whole {
+        dst.extend_from_slice(&buffer[last.min(trimmed)..line.end]);
     }
     Ok(())
 }

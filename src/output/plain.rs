@@ -41,10 +41,10 @@ pub fn lines_form(cfg: &Config) -> bool {
 }
 
 /// Whether the output asked for is plain matching lines or matches (`-o`,
-/// `--vimgrep`) with `-b` or `--column` or both, or `-o` alone, numbered
-/// or not, no context: what `search::bigfile` streams through [`Fields`].
+/// `--vimgrep`) with `-b`, `--column` or `-r`, or `-o` alone, numbered or
+/// not, no context: what `search::bigfile` streams through [`Fields`].
 pub fn fields_form(cfg: &Config) -> bool {
-    (cfg.byte_offset || cfg.column || cfg.only_matching || cfg.vimgrep)
+    (cfg.byte_offset || cfg.column || cfg.only_matching || cfg.vimgrep || cfg.replace.is_some())
         && plain_fields(cfg)
         && cfg.before == 0
         && cfg.after == 0
@@ -54,7 +54,12 @@ pub fn fields_form(cfg: &Config) -> bool {
 /// colors, byte offsets, columns, `-o`, `--vimgrep`, replacements,
 /// headings, `-v`, `-m`, `--stats`.
 fn plain_standard(cfg: &Config) -> bool {
-    plain_fields(cfg) && !cfg.byte_offset && !cfg.column && !cfg.only_matching && !cfg.vimgrep
+    plain_fields(cfg)
+        && !cfg.byte_offset
+        && !cfg.column
+        && !cfg.only_matching
+        && !cfg.vimgrep
+        && cfg.replace.is_none()
 }
 
 /// Whether the output asked for is the plain lines that do not match
@@ -67,11 +72,13 @@ pub fn inverted_form(cfg: &Config) -> bool {
         && !cfg.column
         && !cfg.only_matching
         && !cfg.vimgrep
+        && cfg.replace.is_none()
         && cfg.before == 0
         && cfg.after == 0
 }
 
-/// [`plain_standard`], byte offsets, columns, `-o` and `--vimgrep` allowed.
+/// [`plain_standard`], byte offsets, columns, `-o`, `--vimgrep` and `-r`
+/// allowed.
 fn plain_fields(cfg: &Config) -> bool {
     plain_any(cfg) && !cfg.invert
 }
@@ -81,7 +88,6 @@ fn plain_any(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Standard
         && !cfg.out.needs_ripgrep_printer()
         && !cfg.quiet
-        && cfg.replace.is_none()
         && !cfg.heading
         && !cfg.stats
         && cfg.max_count.is_none()
@@ -738,6 +744,8 @@ pub struct Fields<'a, M> {
     pub only_matching: bool,
     /// `--vimgrep`: the line once per match.
     pub per_match: bool,
+    /// `-r`: each match replaced by this, interpolated with its captures.
+    pub replacement: Option<&'a [u8]>,
     /// The matcher ripgrep's printer finds the matches with.
     pub matcher: M,
 }
@@ -750,8 +758,11 @@ impl<M: Matcher> Fields<'_, M> {
     /// match's (none where the printer finds no match) and the offset the
     /// line's in the file; with `-o`, one line per match, with its own
     /// column and offset, and with `--vimgrep` the whole line so for each
-    /// match (the whole line once where the printer finds no match). `Err`
-    /// when the matcher fails.
+    /// match (the whole line once where the printer finds no match). With
+    /// `-r` the line and its matches are the replaced ones
+    /// ([`matches::replace_in_line`]; columns and offsets too are counted
+    /// in the replaced line, as the printer counts them). `Err` when the
+    /// matcher fails.
     pub fn write(
         &self,
         at: usize,
@@ -759,32 +770,53 @@ impl<M: Matcher> Fields<'_, M> {
         first: u64,
         out: &mut Vec<u8>,
     ) -> Result<(), MatcherFailed> {
-        let mut subs = Vec::new();
-        let term = grep_matcher::LineTerminator::byte(b'\n');
+        let (mut subs, mut replaced) = (Vec::new(), Vec::new());
+        let mut caps = match self.replacement {
+            Some(_) => Some(
+                self.matcher
+                    .new_captures()
+                    .map_err(|e| MatcherFailed(e.to_string()))?,
+            ),
+            None => None,
+        };
+        let each = self.only_matching || self.per_match;
         for f in found {
             let line = at + f.start..at + f.end;
             let number = self.numbers.then_some(first + f.line);
-            let each = self.only_matching || self.per_match;
-            if !self.column && !each {
-                self.push(out, (number, None, line.start), &self.data[line]);
-                continue;
-            }
-            // (The first two say where the first is, and whether it stays.)
-            let most = if each { usize::MAX } else { 2 };
-            let hay = (self.data, line.clone(), term);
-            matches::line_matches(&self.matcher, hay, (most, line.end), &mut subs)?;
+            let hay = (
+                self.data,
+                line.clone(),
+                grep_matcher::LineTerminator::byte(b'\n'),
+            );
+            let bytes = match (self.replacement, &mut caps) {
+                (Some(r), Some(caps)) => {
+                    let spans = (&mut replaced, &mut subs);
+                    matches::replace_in_line(&self.matcher, hay, (r, true), caps, spans)?;
+                    &replaced[..]
+                }
+                _ if !self.column && !each => {
+                    self.push(out, (number, None, line.start), &self.data[line]);
+                    continue;
+                }
+                // (The first two say where the first is, and whether it stays.)
+                _ => {
+                    let most = if each { usize::MAX } else { 2 };
+                    matches::line_matches(&self.matcher, hay, (most, line.end), &mut subs)?;
+                    &self.data[line.clone()]
+                }
+            };
             if !each || subs.is_empty() {
                 let column = subs.first().map(|&(s, _)| s as u64 + 1);
-                self.push(out, (number, column, line.start), &self.data[line.clone()]);
+                self.push(out, (number, column, line.start), bytes);
                 continue;
             }
             for &(s, e) in &subs {
-                let (a, b) = (line.start + s, line.start + e);
-                let text = match self.only_matching {
-                    true => &self.data[a..b],
-                    false => &self.data[line.clone()],
+                let text = if self.only_matching {
+                    &bytes[s..e]
+                } else {
+                    bytes
                 };
-                self.push(out, (number, Some(s as u64 + 1), a), text);
+                self.push(out, (number, Some(s as u64 + 1), line.start + s), text);
             }
         }
         Ok(())

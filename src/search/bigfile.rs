@@ -3,12 +3,12 @@
 //! finds the matching lines of the segments it claims.
 //!
 //! Every form streams. The plain forms (`-c`, `--count-matches`, lines
-//! with or without `-n`, `-b` and `--column`, `-o` and `--vimgrep`,
+//! with or without `-n`, `-b`, `--column` and `-r`, `-o` and `--vimgrep`,
 //! without colors or context: what `output::plain` writes) and `--json`'s
 //! match messages (`output::json`) are written here: segments are claimed
 //! in file order, and their lines are formatted by the threads that
 //! searched them and written as soon as they and all before them are done
-//! (`pipeline::segments`). The others (context, colors, `-r`...) are
+//! (`pipeline::segments`). The others (context, colors...) are
 //! printed by ripgrep's searcher on this thread while the other
 //! threads find the segments' matching lines: it jumps from one matching
 //! line to the next as they arrive ([`FedMatcher`]). Either way the first
@@ -159,12 +159,11 @@ fn order(plan: &Plan, threads: usize) -> segments::Order {
 }
 
 /// [`order`] for the printed forms: ripgrep's printer searches each
-/// matching line again (colors, `-r`) and is the slower side, so segments
+/// matching line again (colors) and is the slower side, so segments
 /// searched further ahead than one each and one to spare only take the
-/// cycles it needs (2 cores, 100 MB of C, `| head -1` with `'\w+_\w+'`:
-/// first line after 10.2 ms with [`AHEAD`], 8.5 ms with 3 for
-/// `--color=always`, ripgrep 7.8 ms; `-r X` 11.7 and 8.9 ms, ripgrep 8.1;
-/// the whole file unchanged).
+/// cycles it needs (2 cores, 100 MB of C, `--color=always '\w+_\w+' |
+/// head -1`: first line after 10.2 ms with [`AHEAD`], 8.5 ms with 3,
+/// ripgrep 7.8 ms; the whole file unchanged).
 fn printed_order(plan: &Plan, threads: usize) -> segments::Order {
     segments::Order {
         ahead: threads + 1,
@@ -443,9 +442,9 @@ fn inverted_lines<W: Write>(
     streamed_lines((plan, hay, map), numbers, format, wtr)
 }
 
-/// The matching lines with `-b` or `--column`, or their matches (`-o`,
-/// `--vimgrep`; see `plain::Fields`); a matcher that fails on a line hands
-/// the segment to ripgrep's printer, which reports it.
+/// The matching lines with `-b`, `--column` or `-r`, or their matches
+/// (`-o`, `--vimgrep`; see `plain::Fields`); a matcher that fails on a
+/// line hands the segment to ripgrep's printer, which reports it.
 fn fields_lines<W: Write>(
     cfg: &Config,
     plan: &Plan,
@@ -461,6 +460,7 @@ fn fields_lines<W: Write>(
         offsets: cfg.byte_offset,
         only_matching: cfg.only_matching,
         per_match: cfg.vimgrep,
+        replacement: cfg.replace.as_deref(),
         matcher: plan.search_matcher(),
     };
     let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {

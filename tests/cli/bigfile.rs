@@ -217,7 +217,7 @@ fn json_messages_equal_the_searcher() {
     same_as_searcher(&dir, "one.txt", cases);
 }
 
-/// `-o`, `--vimgrep`, `-b` and `--column` over the same lines, and a file of one line
+/// `-o`, `--vimgrep`, `-b`, `--column` and `-r` over the same lines, and a file of one line
 /// without a terminator, where ripgrep's printer finds no match at its end
 /// (it then writes the whole line, without a column).
 #[test]
@@ -239,6 +239,10 @@ fn columns_and_offsets_equal_the_searcher() {
         &["-o", "-b", "(?-u:\\xff)|needle"],
         &["--vimgrep", "x*"],
         &["--vimgrep", "-b", "$"],
+        &["-r", "<$0>", "x*"],
+        &["-o", "-n", "-r", "$1", "(e)\\w"],
+        &["--column", "-b", "-r", "", "e"],
+        &["-o", "--column", "-r", "${1}!", "(?-u:(\\xff))|(needle)"],
     ];
     same_as_searcher(&dir, "mixed.txt", cases);
     same_as_searcher(&dir, "one.txt", cases);
