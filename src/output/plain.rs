@@ -7,10 +7,10 @@
 //! into one segment per thread; the threads count the newlines of their
 //! segment, a prefix sum gives each segment its first line number, and the
 //! threads then format their lines. Only the common plain forms are done
-//! here (`[PATH:]LINE:TEXT`, with `-A/-B/-C`, and for one big file with `-b`
-//! and `--column`; no colors, `-o`, `-v`, `-m`, headings or `--stats`);
-//! everything else goes through ripgrep's printer. Tests compare the two
-//! byte for byte.
+//! here (`[PATH:]LINE:TEXT`, with `-A/-B/-C`, and for one big file with
+//! `-b`, `--column`, `-r`, `-o`, `--vimgrep` or `-v`; no colors, `-m`,
+//! headings or `--stats`); everything else goes through ripgrep's printer.
+//! Tests compare the two byte for byte.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -44,37 +44,26 @@ pub fn lines_form(cfg: &Config) -> bool {
 /// `--vimgrep`) with `-b`, `--column` or `-r`, or `-o` alone, numbered or
 /// not, no context: what `search::bigfile` streams through [`Fields`].
 pub fn fields_form(cfg: &Config) -> bool {
-    (cfg.byte_offset || cfg.column || cfg.only_matching || cfg.vimgrep || cfg.replace.is_some())
-        && plain_fields(cfg)
-        && cfg.before == 0
-        && cfg.after == 0
+    fields(cfg) && plain_fields(cfg) && cfg.before == 0 && cfg.after == 0
+}
+
+/// Whether the lines carry more than their text and numbers: byte
+/// offsets, columns, `-o`, `--vimgrep` or replacements ([`Fields`]).
+fn fields(cfg: &Config) -> bool {
+    cfg.byte_offset || cfg.column || cfg.only_matching || cfg.vimgrep || cfg.replace.is_some()
 }
 
 /// The standard output without anything this module does not write:
-/// colors, byte offsets, columns, `-o`, `--vimgrep`, replacements,
-/// headings, `-v`, `-m`, `--stats`.
+/// colors, [`fields`], headings, `-v`, `-m`, `--stats`.
 fn plain_standard(cfg: &Config) -> bool {
-    plain_fields(cfg)
-        && !cfg.byte_offset
-        && !cfg.column
-        && !cfg.only_matching
-        && !cfg.vimgrep
-        && cfg.replace.is_none()
+    plain_fields(cfg) && !fields(cfg)
 }
 
 /// Whether the output asked for is the plain lines that do not match
 /// (`-v`), numbered or not, no context: what `search::bigfile` streams
 /// ([`write_inverted`]).
 pub fn inverted_form(cfg: &Config) -> bool {
-    cfg.invert
-        && plain_any(cfg)
-        && !cfg.byte_offset
-        && !cfg.column
-        && !cfg.only_matching
-        && !cfg.vimgrep
-        && cfg.replace.is_none()
-        && cfg.before == 0
-        && cfg.after == 0
+    cfg.invert && plain_any(cfg) && !fields(cfg) && cfg.before == 0 && cfg.after == 0
 }
 
 /// [`plain_standard`], byte offsets, columns, `-o`, `--vimgrep` and `-r`
@@ -730,8 +719,8 @@ pub fn write_unnumbered(
     }
 }
 
-/// What `-o`, `--vimgrep`, `--column` and `-b` make of the matching lines
-/// of one big file, written by the threads that found the lines (`search::bigfile`).
+/// What `-o`, `--vimgrep`, `--column`, `-b` and `-r` make of the matching
+/// lines of one big file, written by the threads that found the lines (`search::bigfile`).
 pub struct Fields<'a, M> {
     /// The whole file (a line's offset in it is its `-b`).
     pub data: &'a [u8],
@@ -771,12 +760,11 @@ impl<M: Matcher> Fields<'_, M> {
         out: &mut Vec<u8>,
     ) -> Result<(), MatcherFailed> {
         let (mut subs, mut replaced) = (Vec::new(), Vec::new());
-        let mut caps = match self.replacement {
-            Some(_) => Some(
-                self.matcher
-                    .new_captures()
-                    .map_err(|e| MatcherFailed(e.to_string()))?,
-            ),
+        let mut replacing = match self.replacement {
+            Some(r) => {
+                let caps = self.matcher.new_captures();
+                Some((r, caps.map_err(|e| MatcherFailed(e.to_string()))?))
+            }
             None => None,
         };
         let each = self.only_matching || self.per_match;
@@ -788,8 +776,8 @@ impl<M: Matcher> Fields<'_, M> {
                 line.clone(),
                 grep_matcher::LineTerminator::byte(b'\n'),
             );
-            let bytes = match (self.replacement, &mut caps) {
-                (Some(r), Some(caps)) => {
+            let bytes = match &mut replacing {
+                Some((r, caps)) => {
                     let spans = (&mut replaced, &mut subs);
                     matches::replace_in_line(&self.matcher, hay, (r, true), caps, spans)?;
                     &replaced[..]

@@ -509,9 +509,10 @@ mod tests {
         }
     }
 
-    /// The calling thread works alone while its output stays below a
-    /// pipe's capacity in the first bytes (dense output: `-v`), else for
-    /// the first segments only.
+    /// The calling thread searches alone, before any other thread starts,
+    /// every segment from the start until its output reaches a pipe's
+    /// capacity (dense output: `-v`), or the first [`SOLO_INPUT`] bytes
+    /// when the output stays small.
     #[test]
     fn the_calling_thread_alone_until_a_pipe_is_full() {
         let data = text(100_000);
@@ -521,9 +522,14 @@ mod tests {
             max: 1 << 20,
         };
         let me = std::thread::current().id();
-        for (bytes_out, alone_until) in [(true, SOLO_OUTPUT as usize), (false, 0)] {
+        for (bytes_out, alone_before) in [(true, SOLO_OUTPUT as usize), (false, SOLO_INPUT)] {
+            // (A millisecond a segment: once started, the other threads
+            // claim the segments the calling thread is not searching.)
             let work = Work {
-                search: |s: &Segment| (0, (s.start, s.end, std::thread::current().id())),
+                search: |s: &Segment| {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    (0, (s.start, s.end, std::thread::current().id()))
+                },
                 finish: |w, _| w,
             };
             let mut seen = Vec::new();
@@ -533,12 +539,9 @@ mod tests {
                 Ok(n)
             });
             r.unwrap();
-            let solo = seen.iter().take_while(|(_, _, t)| *t == me).count();
-            assert!(solo >= SOLO);
-            let first_other = seen.iter().find(|(_, _, t)| *t != me);
-            if let Some(&(a, _, _)) = first_other {
-                assert!(a >= alone_until.min(SOLO_INPUT), "{a}");
-            }
+            let alone: Vec<_> = seen.iter().filter(|(a, _, _)| *a < alone_before).collect();
+            assert!(alone.len() > SOLO, "{bytes_out}: {}", alone.len());
+            assert!(alone.iter().all(|(_, _, t)| *t == me), "{bytes_out}");
         }
     }
 

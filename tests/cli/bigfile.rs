@@ -201,9 +201,6 @@ fn streamed_and_collected_forms_equal_the_searcher() {
 /// terminator, whose empty match at the end is dropped.
 #[test]
 fn json_messages_equal_the_searcher() {
-    let dir = Dir::new("bigfile_json", Engine::Cpu);
-    dir.create_bytes("mixed.txt", &mixed_lines());
-    dir.create_bytes("one.txt", b"one needle");
     let cases: &[&[&str]] = &[
         &["--json", "needle"],
         &["--json", "e"],
@@ -213,18 +210,14 @@ fn json_messages_equal_the_searcher() {
         &["--json", "$"],
         &["--json", "-i", "NEEDLE"],
     ];
-    same_as_searcher(&dir, "mixed.txt", cases);
-    same_as_searcher(&dir, "one.txt", cases);
+    mixed_and_one_line_as_the_searcher("bigfile_json", cases);
 }
 
-/// `-o`, `--vimgrep`, `-b`, `--column` and `-r` over the same lines, and a file of one line
-/// without a terminator, where ripgrep's printer finds no match at its end
-/// (it then writes the whole line, without a column).
+/// `-o`, `--vimgrep`, `-b`, `--column` and `-r` over the same lines, and a
+/// file of one line without a terminator, where ripgrep's printer finds no
+/// match at its end (it then writes the whole line, without a column).
 #[test]
 fn columns_and_offsets_equal_the_searcher() {
-    let dir = Dir::new("bigfile_columns", Engine::Cpu);
-    dir.create_bytes("mixed.txt", &mixed_lines());
-    dir.create_bytes("one.txt", b"one needle");
     let cases: &[&[&str]] = &[
         &["--column", "needle"],
         &["--column", "-b", "e"],
@@ -244,6 +237,15 @@ fn columns_and_offsets_equal_the_searcher() {
         &["--column", "-b", "-r", "", "e"],
         &["-o", "--column", "-r", "${1}!", "(?-u:(\\xff))|(needle)"],
     ];
+    mixed_and_one_line_as_the_searcher("bigfile_columns", cases);
+}
+
+/// Every case over [`mixed_lines`] and over a file of one line without a
+/// terminator, against the reference.
+fn mixed_and_one_line_as_the_searcher(name: &str, cases: &[&[&str]]) {
+    let dir = Dir::new(name, Engine::Cpu);
+    dir.create_bytes("mixed.txt", &mixed_lines());
+    dir.create_bytes("one.txt", b"one needle");
     same_as_searcher(&dir, "mixed.txt", cases);
     same_as_searcher(&dir, "one.txt", cases);
 }
