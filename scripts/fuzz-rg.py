@@ -401,11 +401,12 @@ def gen_case(r, case_dir):
     if r.random() < 0.12:
         flags += ["-M", str(r.choice([0, 1, 3, 5, 20, 80, 200]))]
         maybe(0.4, "--max-columns-preview")
-    if r.random() < 0.08:
-        flags += ["--color", "always"]
+    if r.random() < 0.12:
+        flags += ["--color", r.choice(["always", "ansi"])]
         if r.random() < 0.5:
             flags += ["--colors", r.choice(["match:fg:green", "path:none", "line:style:bold",
-                                            "match:bg:0x4,0x5,0x6", "column:fg:red"])]
+                                            "match:bg:0x4,0x5,0x6", "column:fg:red",
+                                            "highlight:bg:yellow", "match:none"])]
         maybe(0.2, "--hyperlink-format", r.choice(["default", "file://{path}#{line}", "none"]))
     if r.random() < 0.04:
         flags += ["--field-match-separator", r.choice(["=", "", "::"])]

@@ -41,8 +41,6 @@ pub struct OutputOpts {
     pub max_columns_preview: bool,
     pub stop_on_nonmatch: bool,
     pub colors: ColorSpecs,
-    /// Some `--colors` given (the default colors are not in use).
-    pub colors_custom: bool,
     pub field_context_separator: Vec<u8>,
     pub field_match_separator: Vec<u8>,
     pub path_separator: Option<u8>,
@@ -71,7 +69,7 @@ impl OutputOpts {
         } else {
             LineTerm::Lf
         };
-        let (colors, colors_custom) = color_specs(&cli.colors)?;
+        let colors = color_specs(&cli.colors)?;
         let engine = regex_engine(cli);
         Ok(OutputOpts {
             line_term,
@@ -81,7 +79,6 @@ impl OutputOpts {
             max_columns_preview: cli.max_columns_preview,
             stop_on_nonmatch: cli.stop_on_nonmatch,
             colors,
-            colors_custom,
             field_context_separator: separator(cli.field_context_separator.as_deref(), "-"),
             field_match_separator: separator(cli.field_match_separator.as_deref(), ":"),
             path_separator: path_separator(cli.path_separator.as_deref())?,
@@ -123,15 +120,14 @@ impl OutputOpts {
 
     /// Whether only ripgrep's printers give this output: the searcher's
     /// options ([`OutputOpts::searcher_flags`]), or lines printed other
-    /// than as they are (`--trim`, `-M`), colors of its own, other
-    /// separators, paths or hyperlinks. Any engine may find the lines (the
+    /// than as they are (`--trim`, `-M`), other separators, paths or
+    /// hyperlinks (`--colors` are `output::style`'s too). Any engine may find the lines (the
     /// device's reach ripgrep's printer through `OffsetMatcher`); the plain
     /// printer and big-file streaming stand aside.
     pub fn needs_ripgrep_printer(&self) -> bool {
         self.searcher_flags()
             || self.trim
             || self.max_columns.is_some()
-            || self.colors_custom
             || self.field_context_separator != b"-"
             || self.field_match_separator != b":"
             || self.path_separator.is_some()
@@ -186,7 +182,7 @@ fn typed_name(long: &str, short: char) -> String {
 }
 
 /// ripgrep's default colors, then every `--colors` spec in order.
-fn color_specs(specs: &[String]) -> anyhow::Result<(ColorSpecs, bool)> {
+fn color_specs(specs: &[String]) -> anyhow::Result<ColorSpecs> {
     let mut all = grep_printer::default_color_specs();
     for s in specs {
         let spec = s
@@ -194,7 +190,7 @@ fn color_specs(specs: &[String]) -> anyhow::Result<(ColorSpecs, bool)> {
             .map_err(|e| anyhow!("error parsing flag --colors: {e}"))?;
         all.push(spec);
     }
-    Ok((ColorSpecs::new(&all), !specs.is_empty()))
+    Ok(ColorSpecs::new(&all))
 }
 
 /// Whether a `--colors` spec parses (as the parser checks each one given,

@@ -1,11 +1,13 @@
 //! Writing answers: ripgrep's printers as ripgrep configures them
 //! ([`printer`]), the parallel plain-text writer for big files ([`plain`]),
 //! `--json` ([`json`]), one line's matches as ripgrep's printers find them
-//! ([`matches`](mod@matches)), and `--stats` ([`stats`]).
+//! ([`matches`](mod@matches)) and their colors ([`style`]), and `--stats`
+//! ([`stats`]).
 
 pub mod json;
 pub mod matches;
 pub mod plain;
 pub mod printer;
 pub mod stats;
+pub mod style;
 pub mod writer;

@@ -6,10 +6,11 @@
 //! computed in parallel instead: the file is cut into windows, each window
 //! into one segment per thread; the threads count the newlines of their
 //! segment, a prefix sum gives each segment its first line number, and the
-//! threads then format their lines. Only the common plain forms are done
-//! here (`[PATH:]LINE:TEXT`, with `-A/-B/-C`, and for one big file with
-//! `-b`, `--column`, `-r`, `-o`, `--vimgrep` or `-v`; no colors, `-m`,
-//! headings or `--stats`); everything else goes through ripgrep's printer.
+//! threads then format their lines. Only the common forms are done here
+//! (`[PATH:]LINE:TEXT`, with `-A/-B/-C`, and for one big file with `-b`,
+//! `--column`, `-r`, `-o`, `--vimgrep` or `-v`, and in color, colored by
+//! [`super::style`]; no `-m`, headings or `--stats`); everything else goes
+//! through ripgrep's printer.
 //! Tests compare the two byte for byte.
 
 use std::io::{self, Write};
@@ -22,6 +23,7 @@ use crate::matcher::line::LineMatcher;
 use crate::matcher::lines::line_is_match;
 use crate::matcher::plan::Plan;
 use crate::output::matches::{self, MatcherFailed};
+use crate::output::style::{Number, Style};
 use crate::pipeline::lines::line_end;
 use crate::sys::guard::{GuardedMap, Releaser};
 
@@ -40,11 +42,16 @@ pub fn lines_form(cfg: &Config) -> bool {
     plain_standard(cfg) && cfg.before == 0 && cfg.after == 0
 }
 
-/// Whether the output asked for is plain matching lines or matches (`-o`,
-/// `--vimgrep`) with `-b`, `--column` or `-r`, or `-o` alone, numbered or
-/// not, no context: what `search::bigfile` streams through [`Fields`].
+/// Whether the output asked for is matching lines or matches (`-o`,
+/// `--vimgrep`) with `-b`, `--column` or `-r`, or `-o` alone, or any
+/// matching lines in color, numbered or not, no context: what
+/// `search::bigfile` streams through [`Fields`].
 pub fn fields_form(cfg: &Config) -> bool {
-    fields(cfg) && plain_fields(cfg) && cfg.before == 0 && cfg.after == 0
+    (fields(cfg) || cfg.color != termcolor::ColorChoice::Never)
+        && printable(cfg)
+        && !cfg.invert
+        && cfg.before == 0
+        && cfg.after == 0
 }
 
 /// Whether the lines carry more than their text and numbers: byte
@@ -59,11 +66,11 @@ fn plain_standard(cfg: &Config) -> bool {
     plain_fields(cfg) && !fields(cfg)
 }
 
-/// Whether the output asked for is the plain lines that do not match
-/// (`-v`), numbered or not, no context: what `search::bigfile` streams
-/// ([`write_inverted`]).
+/// Whether the output asked for is the lines that do not match (`-v`),
+/// numbered or not, in color or not, no context: what `search::bigfile`
+/// streams ([`write_inverted`]).
 pub fn inverted_form(cfg: &Config) -> bool {
-    cfg.invert && plain_any(cfg) && !fields(cfg) && cfg.before == 0 && cfg.after == 0
+    cfg.invert && printable(cfg) && !fields(cfg) && cfg.before == 0 && cfg.after == 0
 }
 
 /// [`plain_standard`], byte offsets, columns, `-o`, `--vimgrep` and `-r`
@@ -74,13 +81,20 @@ fn plain_fields(cfg: &Config) -> bool {
 
 /// [`plain_fields`], `-v` allowed.
 fn plain_any(cfg: &Config) -> bool {
+    printable(cfg) && cfg.color == termcolor::ColorChoice::Never
+}
+
+/// The standard output without ripgrep's printer's own options (other
+/// separators, `--trim`...), a heading, `-q`, `-m` or `--stats`: colors
+/// allowed. A heading is allowed where it prints nothing: one file
+/// searched, its path not shown (a terminal's default).
+fn printable(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Standard
         && !cfg.out.needs_ripgrep_printer()
         && !cfg.quiet
-        && !cfg.heading
+        && (!cfg.heading || (cfg.is_one_file && !cfg.with_filename))
         && !cfg.stats
         && cfg.max_count.is_none()
-        && cfg.color == termcolor::ColorChoice::Never
 }
 
 /// Whether `data` can be printed here: no byte-order mark (the searcher
@@ -131,6 +145,17 @@ pub fn print<W: Write>(
 /// what goes before each numbered line.
 pub fn path_prefix(cfg: &Config, path: &Path) -> Vec<u8> {
     prefix_with(cfg, path, b':')
+}
+
+/// [`path_prefix`], the path in `style`'s color.
+pub fn styled_path_prefix(cfg: &Config, path: &Path, style: Style<'_>) -> Vec<u8> {
+    if !cfg.with_filename {
+        return Vec::new();
+    }
+    let mut p = Vec::new();
+    style.path(&mut p, &path_bytes(path));
+    p.push(if cfg.null { 0 } else { b':' });
+    p
 }
 
 fn path_bytes(path: &Path) -> Vec<u8> {
@@ -720,11 +745,12 @@ pub fn write_unnumbered(
 }
 
 /// What `-o`, `--vimgrep`, `--column`, `-b` and `-r` make of the matching
-/// lines of one big file, written by the threads that found the lines (`search::bigfile`).
+/// lines of one big file, and their colors, written by the threads that
+/// found the lines (`search::bigfile`).
 pub struct Fields<'a, M> {
     /// The whole file (a line's offset in it is its `-b`).
     pub data: &'a [u8],
-    /// [`path_prefix`]'s.
+    /// [`styled_path_prefix`]'s.
     pub prefix: Vec<u8>,
     pub numbers: bool,
     pub column: bool,
@@ -737,21 +763,23 @@ pub struct Fields<'a, M> {
     pub replacement: Option<&'a [u8]>,
     /// The matcher ripgrep's printer finds the matches with.
     pub matcher: M,
+    /// The colors, if any.
+    pub style: Style<'a>,
 }
 
 impl<M: Matcher> Fields<'_, M> {
     /// Appends, for each of `found` (lines of the bytes from `at` on, the
     /// first numbered `first`), what ripgrep's standard printer writes:
     /// `[PATH:][LINE:][COLUMN:][OFFSET:]TEXT`, the matches found as it
-    /// finds them ([`matches::line_matches`]). The column is the first
-    /// match's (none where the printer finds no match) and the offset the
-    /// line's in the file; with `-o`, one line per match, with its own
-    /// column and offset, and with `--vimgrep` the whole line so for each
-    /// match (the whole line once where the printer finds no match). With
-    /// `-r` the line and its matches are the replaced ones
-    /// ([`matches::replace_in_line`]; columns and offsets too are counted
-    /// in the replaced line, as the printer counts them). `Err` when the
-    /// matcher fails.
+    /// finds them ([`matches::line_matches`]) and colored as it colors
+    /// them ([`Style`]). The column is the first match's (none where the
+    /// printer finds no match) and the offset the line's in the file; with
+    /// `-o`, one line per match, with its own column and offset, and with
+    /// `--vimgrep` the whole line so for each match (the whole line once
+    /// where the printer finds no match). With `-r` the line and its
+    /// matches are the replaced ones ([`matches::replace_in_line`]; columns
+    /// and offsets too are counted in the replaced line, as the printer
+    /// counts them). `Err` when the matcher fails.
     pub fn write(
         &self,
         at: usize,
@@ -768,6 +796,7 @@ impl<M: Matcher> Fields<'_, M> {
             None => None,
         };
         let each = self.only_matching || self.per_match;
+        let every = each || self.style.colors_matches();
         for f in found {
             let line = at + f.start..at + f.end;
             let number = self.numbers.then_some(first + f.line);
@@ -782,68 +811,76 @@ impl<M: Matcher> Fields<'_, M> {
                     matches::replace_in_line(&self.matcher, hay, (r, true), caps, spans)?;
                     &replaced[..]
                 }
-                _ if !self.column && !each => {
-                    self.push(out, (number, None, line.start), &self.data[line]);
+                _ if !self.column && !every => {
+                    self.push(out, (number, None, line.start), &self.data[line], &[]);
                     continue;
                 }
                 // (The first two say where the first is, and whether it stays.)
                 _ => {
-                    let most = if each { usize::MAX } else { 2 };
+                    let most = if every { usize::MAX } else { 2 };
                     matches::line_matches(&self.matcher, hay, (most, line.end), &mut subs)?;
                     &self.data[line.clone()]
                 }
             };
             if !each || subs.is_empty() {
                 let column = subs.first().map(|&(s, _)| s as u64 + 1);
-                self.push(out, (number, column, line.start), bytes);
+                self.push(out, (number, column, line.start), bytes, &subs);
                 continue;
             }
             for &(s, e) in &subs {
-                let text = if self.only_matching {
-                    &bytes[s..e]
-                } else {
-                    bytes
-                };
-                self.push(out, (number, Some(s as u64 + 1), line.start + s), text);
+                let at = (number, Some(s as u64 + 1), line.start + s);
+                match self.only_matching {
+                    true => self.push(out, at, &bytes[s..e], &[(0, e - s)]),
+                    false => self.push(out, at, bytes, &[(s, e)]),
+                }
             }
         }
         Ok(())
     }
 
     /// `PREFIX[LINE:][COLUMN:][OFFSET:]TEXT` and a line terminator, with
-    /// the fields asked for.
+    /// the fields asked for, `matches` (spans of `text`) colored when the
+    /// style colors them.
     fn push(
         &self,
         out: &mut Vec<u8>,
         (number, column, offset): (Option<u64>, Option<u64>, usize),
         text: &[u8],
+        matches: &[(usize, usize)],
     ) {
-        let mut num = itoa::Buffer::new();
         out.extend_from_slice(&self.prefix);
         let column = column.filter(|_| self.column);
         let offset = self.offsets.then_some(offset as u64);
-        for n in [number, column, offset].into_iter().flatten() {
-            out.extend_from_slice(num.format(n).as_bytes());
-            out.push(b':');
+        let fields = [
+            (number, Number::Line),
+            (column, Number::Column),
+            (offset, Number::Column),
+        ];
+        for (n, kind) in fields {
+            if let Some(n) = n {
+                self.style.number(out, n, kind);
+                out.push(b':');
+            }
         }
-        push_line_sep(out, &[], None, text);
+        self.style.text(out, text, matches);
     }
 }
 
 /// Appends `[PATH:][N:]LINE` for each line of `seg` (whole lines) that is
 /// not one of `found` (its matching lines, in order), as ripgrep's standard
-/// printer writes the lines of `-v`; `first` numbers the first line of
-/// `seg` (`None`: no numbers); `prefix` is [`path_prefix`]'s. False where
-/// a line to print holds a NUL (ripgrep's searcher, which looks for NULs
-/// in the lines it prints, is then to take over).
+/// printer writes the lines of `-v` (the path and number in `style`'s
+/// colors, the text as it is: the printer finds no match in it); `first`
+/// numbers the first line of `seg` (`None`: no numbers); `prefix` is
+/// [`styled_path_prefix`]'s. False where a line to print holds a NUL
+/// (ripgrep's searcher, which looks for NULs in the lines it prints, is
+/// then to take over).
 pub fn write_inverted(
     seg: &[u8],
     found: &[crate::pipeline::lines::Numbered],
-    prefix: &[u8],
+    (prefix, style): (&[u8], Style<'_>),
     first: Option<u64>,
     out: &mut Vec<u8>,
 ) -> bool {
-    let mut num = itoa::Buffer::new();
     let mut matching = found.iter().map(|f| f.start).peekable();
     let (mut pos, mut line) = (0, first.unwrap_or(0));
     while pos < seg.len() {
@@ -852,8 +889,12 @@ pub fn write_inverted(
             if memchr::memchr(0, &seg[pos..end]).is_some() {
                 return false;
             }
-            let number = first.map(|_| (num.format(line), b':'));
-            push_line_sep(out, prefix, number, &seg[pos..end]);
+            out.extend_from_slice(prefix);
+            if first.is_some() {
+                style.number(out, line, Number::Line);
+                out.push(b':');
+            }
+            style.text(out, &seg[pos..end], &[]);
         }
         (pos, line) = (end, line + 1);
     }

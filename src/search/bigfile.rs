@@ -4,11 +4,11 @@
 //!
 //! Every form streams. The plain forms (`-c`, `--count-matches`, lines
 //! with or without `-n`, `-b`, `--column` and `-r`, `-o` and `--vimgrep`,
-//! without colors or context: what `output::plain` writes) and `--json`'s
+//! in color or not, without context: what `output::plain` writes) and `--json`'s
 //! match messages (`output::json`) are written here: segments are claimed
 //! in file order, and their lines are formatted by the threads that
 //! searched them and written as soon as they and all before them are done
-//! (`pipeline::segments`). The others (context, colors...) are
+//! (`pipeline::segments`). The others (context, PCRE2's colors...) are
 //! printed by ripgrep's searcher on this thread while the other
 //! threads find the segments' matching lines: it jumps from one matching
 //! line to the next as they arrive ([`FedMatcher`]). Either way the first
@@ -17,7 +17,7 @@
 //! segments' output, or twice `cores + 1` segments' line starts for
 //! the printed forms (a segment is at most
 //! `GSEARCH_SEGMENT`, default 256 KiB, 4 MiB for a rule set, of the file). `-v` is counted as
-//! every line less the matching ones, and its plain lines are those the
+//! every line less the matching ones, and its lines are those the
 //! segments did not find; its other forms are left to the usual search.
 //!
 //! Matches never span a line terminator, so cutting at line starts changes
@@ -47,6 +47,7 @@ use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
 use crate::output::printer::{Input, Printer, SearchResult};
+use crate::output::style::Style;
 use crate::output::writer::ReaderGone;
 use crate::output::{json, plain};
 use crate::pipeline::lines::{
@@ -372,10 +373,12 @@ fn stream<W: WriteColor>(
         return json_lines(cfg, plan, hay, map, printer.get_mut());
     }
     if plain::inverted_form(cfg) {
-        return inverted_lines(cfg, plan, hay, map, printer.get_mut());
+        let wtr = printer.get_mut();
+        return inverted_lines((cfg, plan, hay, map), wtr.supports_color(), wtr);
     }
     if plain::fields_form(cfg) && plan.pcre2.is_none() {
-        return fields_lines(cfg, plan, hay, map, printer.get_mut());
+        let wtr = printer.get_mut();
+        return fields_lines((cfg, plan, hay, map), wtr.supports_color(), wtr);
     }
     if !plain::lines_form(cfg) {
         return Streamed::Partly(0, Handover::Printer);
@@ -422,19 +425,20 @@ fn streamed(
     }
 }
 
-/// The lines that do not match (`-v`), with or without numbers; a NUL in
-/// one of them hands the rest of the file to the usual search.
+/// The lines that do not match (`-v`), with or without numbers, in color
+/// where the writer takes them (`colors`); a NUL in one of them hands the
+/// rest of the file to the usual search.
 fn inverted_lines<W: Write>(
-    cfg: &Config,
-    plan: &Plan,
-    hay: &Haystack,
-    map: &GuardedMap,
+    (cfg, plan, hay, map): (&Config, &Plan, &Haystack, &GuardedMap),
+    colors: bool,
     wtr: &mut W,
 ) -> Streamed {
-    let prefix = plain::path_prefix(cfg, &hay.path);
+    let style = Style::new(colors.then_some(&cfg.out.colors));
+    let prefix = plain::styled_path_prefix(cfg, &hay.path, style);
     let numbers = cfg.line_number;
     let format = |seg: &[u8], _: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
-        match plain::write_inverted(seg, found, &prefix, numbers.then_some(first), out) {
+        let first = numbers.then_some(first);
+        match plain::write_inverted(seg, found, (&prefix, style), first, out) {
             true => Ok(()),
             false => Err(Handover::Printer),
         }
@@ -443,18 +447,18 @@ fn inverted_lines<W: Write>(
 }
 
 /// The matching lines with `-b`, `--column` or `-r`, or their matches
-/// (`-o`, `--vimgrep`; see `plain::Fields`); a matcher that fails on a
-/// line hands the segment to ripgrep's printer, which reports it.
+/// (`-o`, `--vimgrep`), or the lines in color (see `plain::Fields`); a
+/// matcher that fails on a line hands the segment to ripgrep's printer,
+/// which reports it. `colors`: whether the output writer takes them.
 fn fields_lines<W: Write>(
-    cfg: &Config,
-    plan: &Plan,
-    hay: &Haystack,
-    map: &GuardedMap,
+    (cfg, plan, hay, map): (&Config, &Plan, &Haystack, &GuardedMap),
+    colors: bool,
     wtr: &mut W,
 ) -> Streamed {
+    let style = Style::new(colors.then_some(&cfg.out.colors));
     let fields = plain::Fields {
         data: map,
-        prefix: plain::path_prefix(cfg, &hay.path),
+        prefix: plain::styled_path_prefix(cfg, &hay.path, style),
         numbers: cfg.line_number,
         column: cfg.column,
         offsets: cfg.byte_offset,
@@ -462,6 +466,7 @@ fn fields_lines<W: Write>(
         per_match: cfg.vimgrep,
         replacement: cfg.replace.as_deref(),
         matcher: plan.search_matcher(),
+        style,
     };
     let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
         fields

@@ -240,6 +240,53 @@ fn columns_and_offsets_equal_the_searcher() {
     mixed_and_one_line_as_the_searcher("bigfile_columns", cases);
 }
 
+/// Colors (`output::style`): the threads' escapes are the printer's, for
+/// the plain lines, the fields, `-o`, `--vimgrep`, `-r` and `-v`, with
+/// ripgrep's colors and others (a highlight color, no match color), empty
+/// matches and adjacent ones, and a heading that prints nothing.
+#[test]
+fn colors_equal_the_searcher() {
+    let cases: &[&[&str]] = &[
+        &["--color=always", "needle"],
+        &["--color=always", "-n", "-H", "e"],
+        &["--color=always", "-n", "x*"],
+        &["--color=always", "-n", "--null", "-H", "ne|ed|le"],
+        &["--color=always", "-o", "-b", "--column", "e\\w*|x*"],
+        &["--color=always", "--vimgrep", "needle"],
+        &["--color=always", "-r", "<$0>", "-n", "(?-u:\\xff)|\\w+"],
+        &["--color=always", "-v", "-n", "needle"],
+        &["--color=always", "--heading", "-n", "needle"],
+        &["--color=ansi", "--colors", "match:none", "-n", "needle"],
+        &[
+            "--color=always",
+            "--colors",
+            "highlight:bg:yellow",
+            "-n",
+            "e|$",
+        ],
+        &[
+            "--color=always",
+            "--colors",
+            "path:none",
+            "--colors",
+            "line:style:bold",
+            "-H",
+            "-n",
+            "needle",
+        ],
+        &[
+            "--color=always",
+            "--colors",
+            "column:fg:red",
+            "--colors",
+            "match:bg:0x4,0x5,0x6",
+            "--column",
+            "needle",
+        ],
+    ];
+    mixed_and_one_line_as_the_searcher("bigfile_colors", cases);
+}
+
 /// Every case over [`mixed_lines`] and over a file of one line without a
 /// terminator, against the reference.
 fn mixed_and_one_line_as_the_searcher(name: &str, cases: &[&[&str]]) {
