@@ -4,6 +4,7 @@
 //! ([`matches`](mod@matches)) and their colors ([`style`]), and `--stats`
 //! ([`stats`]).
 
+pub mod context;
 pub mod json;
 pub mod matches;
 pub mod plain;

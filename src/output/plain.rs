@@ -54,6 +54,14 @@ pub fn fields_form(cfg: &Config) -> bool {
         && cfg.after == 0
 }
 
+/// Whether the output asked for is matching lines with context lines
+/// (`-A`, `-B`, `-C`), numbered or not, in color or not, and nothing else
+/// [`fields`] adds: what `search::bigfile` streams through
+/// `output::context`.
+pub fn context_form(cfg: &Config) -> bool {
+    (cfg.before > 0 || cfg.after > 0) && printable(cfg) && !cfg.invert && !fields(cfg)
+}
+
 /// Whether the lines carry more than their text and numbers: byte
 /// offsets, columns, `-o`, `--vimgrep` or replacements ([`Fields`]).
 fn fields(cfg: &Config) -> bool {
@@ -147,14 +155,15 @@ pub fn path_prefix(cfg: &Config, path: &Path) -> Vec<u8> {
     prefix_with(cfg, path, b':')
 }
 
-/// [`path_prefix`], the path in `style`'s color.
-pub fn styled_path_prefix(cfg: &Config, path: &Path, style: Style<'_>) -> Vec<u8> {
+/// [`path_prefix`], the path in `style`'s color, `sep` after it (`:` for
+/// a matching line, `-` for a context line).
+pub fn styled_path_prefix(cfg: &Config, path: &Path, style: Style<'_>, sep: u8) -> Vec<u8> {
     if !cfg.with_filename {
         return Vec::new();
     }
     let mut p = Vec::new();
     style.path(&mut p, &path_bytes(path));
-    p.push(if cfg.null { 0 } else { b':' });
+    p.push(if cfg.null { 0 } else { sep });
     p
 }
 

@@ -4,11 +4,12 @@
 //!
 //! Every form streams. The plain forms (`-c`, `--count-matches`, lines
 //! with or without `-n`, `-b`, `--column` and `-r`, `-o` and `--vimgrep`,
-//! in color or not, without context: what `output::plain` writes) and `--json`'s
+//! in color or not: what `output::plain` writes; lines with context:
+//! `output::context`) and `--json`'s
 //! match messages (`output::json`) are written here: segments are claimed
 //! in file order, and their lines are formatted by the threads that
 //! searched them and written as soon as they and all before them are done
-//! (`pipeline::segments`). The others (context, PCRE2's colors...) are
+//! (`pipeline::segments`). The others (headings, PCRE2's colors...) are
 //! printed by ripgrep's searcher on this thread while the other
 //! threads find the segments' matching lines: it jumps from one matching
 //! line to the next as they arrive ([`FedMatcher`]). Either way the first
@@ -46,6 +47,7 @@ use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
+use crate::output::context::Context;
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::style::Style;
 use crate::output::writer::ReaderGone;
@@ -359,7 +361,13 @@ fn stream<W: WriteColor>(
 ) -> Streamed {
     let data: &[u8] = map;
     let probe = &data[..data.len().min(BINARY_PROBE)];
-    if memchr::memchr(0, probe).is_some() || !plain::plain_text(data) {
+    // A byte-order mark: ripgrep's searcher strips or transcodes it, so
+    // its offsets are not the map's (PCRE2's lines fed to it at the
+    // map's offsets gave `--json` a line that does not match).
+    if !plain::plain_text(data) {
+        return Streamed::Usual;
+    }
+    if memchr::memchr(0, probe).is_some() {
         return Streamed::Partly(0, Handover::Printer);
     }
     if plain::count_form(cfg) {
@@ -380,6 +388,10 @@ fn stream<W: WriteColor>(
         let wtr = printer.get_mut();
         return fields_lines((cfg, plan, hay, map), wtr.supports_color(), wtr);
     }
+    if plain::context_form(cfg) && plan.pcre2.is_none() {
+        let wtr = printer.get_mut();
+        return context_lines((cfg, plan, hay, map), wtr.supports_color(), wtr);
+    }
     if !plain::lines_form(cfg) {
         return Streamed::Partly(0, Handover::Printer);
     }
@@ -390,7 +402,7 @@ fn stream<W: WriteColor>(
             true => plain::write_numbered(seg, found, &prefix, first, out),
             false => plain::write_unnumbered(seg, found, &prefix, out),
         }
-        Ok(())
+        Ok(0)
     };
     streamed_lines((plan, hay, map), numbers, format, printer.get_mut())
 }
@@ -400,7 +412,7 @@ fn stream<W: WriteColor>(
 fn streamed_lines<W: Write>(
     (plan, hay, map): (&Plan, &Haystack, &GuardedMap),
     numbers: bool,
-    format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<(), Handover> + Sync,
+    format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<usize, Handover> + Sync,
     wtr: &mut W,
 ) -> Streamed {
     let found = lines(plan, hay, map, numbers, &[], format, wtr);
@@ -434,12 +446,12 @@ fn inverted_lines<W: Write>(
     wtr: &mut W,
 ) -> Streamed {
     let style = Style::new(colors.then_some(&cfg.out.colors));
-    let prefix = plain::styled_path_prefix(cfg, &hay.path, style);
+    let prefix = plain::styled_path_prefix(cfg, &hay.path, style, b':');
     let numbers = cfg.line_number;
     let format = |seg: &[u8], _: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
         let first = numbers.then_some(first);
         match plain::write_inverted(seg, found, (&prefix, style), first, out) {
-            true => Ok(()),
+            true => Ok(0),
             false => Err(Handover::Printer),
         }
     };
@@ -455,10 +467,28 @@ fn fields_lines<W: Write>(
     colors: bool,
     wtr: &mut W,
 ) -> Streamed {
+    let fields = fields(cfg, plan, hay, map, colors);
+    let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
+        fields
+            .write(at, found, first, out)
+            .map_or(Err(Handover::Printer), |_| Ok(0))
+    };
+    streamed_lines((plan, hay, map), cfg.line_number, format, wtr)
+}
+
+/// What writes the matching lines of [`fields_lines`] and
+/// [`context_lines`].
+fn fields<'a>(
+    cfg: &'a Config,
+    plan: &'a Plan,
+    hay: &Haystack,
+    map: &'a GuardedMap,
+    colors: bool,
+) -> plain::Fields<'a, impl grep_matcher::Matcher + 'a> {
     let style = Style::new(colors.then_some(&cfg.out.colors));
-    let fields = plain::Fields {
+    plain::Fields {
         data: map,
-        prefix: plain::styled_path_prefix(cfg, &hay.path, style),
+        prefix: plain::styled_path_prefix(cfg, &hay.path, style, b':'),
         numbers: cfg.line_number,
         column: cfg.column,
         offsets: cfg.byte_offset,
@@ -467,13 +497,33 @@ fn fields_lines<W: Write>(
         replacement: cfg.replace.as_deref(),
         matcher: plan.search_matcher(),
         style,
+    }
+}
+
+/// The matching lines with their context lines (`-A`, `-B`, `-C`; see
+/// `output::context`), in color or not; a NUL in a context line, or a
+/// matcher that fails, hands the segment to ripgrep's printer. The lines
+/// are numbered whatever `-n` says: the context is counted in lines.
+fn context_lines<W: Write>(
+    (cfg, plan, hay, map): (&Config, &Plan, &Haystack, &GuardedMap),
+    colors: bool,
+    wtr: &mut W,
+) -> Streamed {
+    let fields = fields(cfg, plan, hay, map, colors);
+    let context = Context {
+        before: cfg.before as u64,
+        after: cfg.after as u64,
+        separator: cfg.context_separator.as_deref(),
+        context_prefix: plain::styled_path_prefix(cfg, &hay.path, fields.style, b'-'),
+        fields,
+        lines: plan.line_matcher(),
     };
-    let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
-        fields
-            .write(at, found, first, out)
-            .map_err(|_| Handover::Printer)
+    let format = |seg: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
+        context
+            .write((at, at + seg.len()), found, first, out)
+            .ok_or(Handover::Printer)
     };
-    streamed_lines((plan, hay, map), cfg.line_number, format, wtr)
+    streamed_lines((plan, hay, map), true, format, wtr)
 }
 
 /// `--json`'s `match` messages (see `output::json`), framed by its
@@ -491,7 +541,7 @@ fn json_lines<W: Write>(
     let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
         messages
             .matches(at, found, first, out)
-            .map_err(|_| Handover::Printer)
+            .map_or(Err(Handover::Printer), |_| Ok(0))
     };
     let found = lines(plan, hay, map, cfg.line_number, &begin, format, wtr);
     streamed(found, |written| {
@@ -612,15 +662,16 @@ enum Stop {
 /// The matching lines, numbered when `numbers` (`-n`), written segment by
 /// segment in file order: `format(segment, its start, its lines, the
 /// number of its first line, out)` writes a segment's (or says who takes
-/// over), and `prelude` goes before the first byte
-/// written. Returns the bytes written.
+/// over) and returns the length of its lead, the bytes at its start that
+/// go only after earlier output (a context separator); `prelude` goes
+/// before the first byte written. Returns the bytes written.
 fn lines<W: Write>(
     plan: &Plan,
     hay: &Haystack,
     map: &GuardedMap,
     numbers: bool,
     prelude: &[u8],
-    format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<(), Handover> + Sync,
+    format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<usize, Handover> + Sync,
     wtr: &mut W,
 ) -> Result<u64, Stop> {
     let data: &[u8] = map;
@@ -665,7 +716,7 @@ fn lines<W: Write>(
         finish: |found: Result<(usize, usize, Vec<_>), Handover>, before: u64| {
             let (a, b, found) = found?;
             let mut out = Vec::new();
-            format(&data[a..b], a, &found, before + 1, &mut out)?;
+            let lead = format(&data[a..b], a, &found, before + 1, &mut out)?;
             // Segments finish in file order, give or take the threads
             // finishing side by side: releases in steps (each is an madvise
             // whose TLB shootdown reaches every core), not per segment.
@@ -673,7 +724,7 @@ fn lines<W: Write>(
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .passed(b);
-            Ok(out)
+            Ok((out, lead))
         },
     };
     let mut written = 0u64;
@@ -682,17 +733,18 @@ fn lines<W: Write>(
         let Some(out) = out else {
             return wtr.flush().map(|_| 0).map_err(Stop::Io);
         };
-        let out = out.map_err(|h| Stop::Handover(written, h))?;
+        let (out, lead) = out.map_err(|h| Stop::Handover(written, h))?;
         if gone.gone() {
             return Err(Stop::Io(io::ErrorKind::BrokenPipe.into()));
         }
+        let out = if written == 0 { &out[lead..] } else { &out[..] };
         let before = written;
         if written == 0 && !out.is_empty() {
             wtr.write_all(prelude).map_err(Stop::Io)?;
             written += prelude.len() as u64;
             crate::sys::trace::mark("big file: first output written");
         }
-        wtr.write_all(&out).map_err(Stop::Io)?;
+        wtr.write_all(out).map_err(Stop::Io)?;
         written += out.len() as u64;
         Ok(written - before)
     })?;

@@ -287,6 +287,59 @@ fn colors_equal_the_searcher() {
     mixed_and_one_line_as_the_searcher("bigfile_colors", cases);
 }
 
+/// Context lines (`output::context`): each segment prints the lines of
+/// its own that the matches of its neighbours reach, and the separator
+/// before its first line only after earlier output; dense and sparse
+/// matches, contexts longer than a segment, separators, paths, colors.
+#[test]
+fn context_equals_the_searcher() {
+    let cases: &[&[&str]] = &[
+        &["-n", "-C1", "needle"],
+        &["-A2", "struct s\\d*7 "],
+        &["-B3", "-n", "struct s\\d*7 "],
+        &["-n", "-A1", "-B4", "^z"],
+        &["-C40", "-n", "struct s1\\d\\d "],
+        &["-n", "-A300", "struct s4\\d\\d "],
+        &["-C1", "x*"],
+        &["-C2", "absent"],
+        &["-n", "-C1", "-H", "--null", "^$"],
+        &["--no-context-separator", "-B1", "struct"],
+        &["--context-separator", "~~", "-n", "-A1", "struct s\\d*3 "],
+        &["--color=always", "-n", "-C1", "-H", "struct s\\d*[05] "],
+        &[
+            "--color=always",
+            "--colors",
+            "line:fg:blue",
+            "-B2",
+            "needle$",
+        ],
+        &["--heading", "-n", "-C1", "struct s\\d*9 "],
+    ];
+    let dir = Dir::new("bigfile_context", Engine::Cpu);
+    dir.create_bytes("big.txt", &text(6000));
+    same_as_searcher(&dir, "big.txt", cases);
+    mixed_and_one_line_as_the_searcher("bigfile_context_mixed", cases);
+}
+
+/// A file that starts with a byte-order mark, which ripgrep's searcher
+/// strips: searched the usual way (PCRE2's lines, fed at the map's
+/// offsets, once gave `--json` a line that does not match).
+#[test]
+fn a_byte_order_mark_gives_ripgreps_answer() {
+    let dir = Dir::new("bigfile_bom", Engine::Cpu);
+    let mut data = b"\xEF\xBB\xBF\nlet x\n\tindented needle\n".to_vec();
+    data.extend_from_slice(&text(3000));
+    dir.create_bytes("bom.txt", &data);
+    let cases: &[&[&str]] = &[
+        &["-P", "--json", "^\\s+"],
+        &["-P", "-n", "^\\s+"],
+        &["-n", "needle"],
+        &["-c", "needle"],
+        &["-o", "-b", "needle"],
+    ];
+    same_as_searcher(&dir, "bom.txt", cases);
+}
+
 /// Every case over [`mixed_lines`] and over a file of one line without a
 /// terminator, against the reference.
 fn mixed_and_one_line_as_the_searcher(name: &str, cases: &[&[&str]]) {
@@ -453,6 +506,9 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
                 &["needle"],
                 &["-o", "-b", "needle"],
                 &["-C1", "e"],
+                &["-n", "-C2", "needle"],
+                &["-A3", "struct"],
+                &["-B2", "-n", "struct"],
                 &["--json", "needle"],
             ],
         );
