@@ -59,7 +59,19 @@ pub fn fields_form(cfg: &Config) -> bool {
 /// [`fields`] adds: what `search::bigfile` streams through
 /// `output::context`.
 pub fn context_form(cfg: &Config) -> bool {
-    (cfg.before > 0 || cfg.after > 0) && printable(cfg) && !cfg.invert && !fields(cfg)
+    (cfg.before > 0 || cfg.after > 0)
+        && printable(cfg)
+        && !cfg.invert
+        && !fields(cfg)
+        && !printer_separates(cfg)
+}
+
+/// Whether ripgrep's printer writes the separator between files (the
+/// context separator with context): several files searched on one thread
+/// (`--sort`), its count of bytes written deciding; with more threads the
+/// writer separates the files' buffers.
+fn printer_separates(cfg: &Config) -> bool {
+    cfg.file_separator.is_some() && cfg.threads == 1 && !cfg.is_one_file
 }
 
 /// Whether the lines carry more than their text and numbers: byte
@@ -613,20 +625,21 @@ pub fn try_print<W: Write>(
 }
 
 /// Whether the output is a plain per-file count of matching lines or of
-/// matches (`--stats` allowed: its figures are gathered here too).
+/// matches (`--stats` allowed: its figures are gathered here too), no
+/// colors.
 pub fn count_eligible(cfg: &Config) -> bool {
-    count_form(cfg) && !cfg.invert
+    count_form(cfg) && !cfg.invert && cfg.color == termcolor::ColorChoice::Never
 }
 
-/// [`count_eligible`], `-v` allowed: the count of the lines that do not
-/// match (and, for `--count-matches` and `--stats`, as many matches), which
-/// `search::bigfile` counts as every line less the matching ones.
+/// [`count_eligible`], `-v` and colors allowed: the count of the lines
+/// that do not match (and, for `--count-matches` and `--stats`, as many
+/// matches), which `search::bigfile` counts as every line less the
+/// matching ones; the path in its color ([`write_count`]).
 pub fn count_form(cfg: &Config) -> bool {
     matches!(cfg.mode, OutputMode::Count | OutputMode::CountMatches)
         && !cfg.out.count_needs_ripgrep_printer()
         && !cfg.quiet
         && cfg.max_count.is_none()
-        && cfg.color == termcolor::ColorChoice::Never
 }
 
 /// Prints `[PATH:]COUNT` for the lines holding `offsets` (sorted), with
@@ -676,7 +689,7 @@ pub fn print_count<W: Write>(
     } else {
         lines
     };
-    write_count(cfg, path, shown, &mut out);
+    write_count(cfg, path, shown, Style::new(None), &mut out);
     wtr.write_all(&out)?;
     Ok(count_result(cfg, started, text.data.len(), lines, found))
 }
@@ -1002,11 +1015,11 @@ fn line_matches(matcher: &LineMatcher<'_>, data: &[u8], ls: usize, le: usize) ->
     n.max(1)
 }
 
-/// `[PATH:]COUNT\n` as ripgrep's summary printer writes it without colors
-/// (nothing for a zero count unless `--include-zero`).
-pub fn write_count(cfg: &Config, path: &Path, count: u64, out: &mut Vec<u8>) {
+/// `[PATH:]COUNT\n` as ripgrep's summary printer writes it, the path in
+/// `style`'s color (nothing for a zero count unless `--include-zero`).
+pub fn write_count(cfg: &Config, path: &Path, count: u64, style: Style<'_>, out: &mut Vec<u8>) {
     if count > 0 || cfg.include_zero {
-        out.extend_from_slice(&path_prefix(cfg, path));
+        out.extend_from_slice(&styled_path_prefix(cfg, path, style, b':'));
         out.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
         out.push(b'\n');
     }

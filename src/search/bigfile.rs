@@ -371,7 +371,8 @@ fn stream<W: WriteColor>(
         return Streamed::Partly(0, Handover::Printer);
     }
     if plain::count_form(cfg) {
-        return match count(cfg, plan, &hay.path, map, printer.get_mut()) {
+        let wtr = printer.get_mut();
+        return match count(cfg, plan, &hay.path, map, wtr.supports_color(), wtr) {
             Ok(r) => Streamed::Done(r),
             Err(Handover::Printer) if cfg.invert => Streamed::Usual,
             Err(h) => Streamed::Partly(0, h),
@@ -562,6 +563,7 @@ fn count<W: Write>(
     plan: &Plan,
     path: &Path,
     map: &GuardedMap,
+    colors: bool,
     wtr: &mut W,
 ) -> Result<io::Result<SearchResult>, Handover> {
     let started = std::time::Instant::now();
@@ -617,7 +619,8 @@ fn count<W: Write>(
         lines
     };
     let mut out = Vec::new();
-    plain::write_count(cfg, path, shown, &mut out);
+    let style = Style::new(colors.then_some(&cfg.out.colors));
+    plain::write_count(cfg, path, shown, style, &mut out);
     let result = plain::count_result(cfg, started, data.len(), lines, found);
     Ok(wtr.write_all(&out).map(|()| result))
 }

@@ -735,7 +735,8 @@ impl<'a, 's> Finisher<'a, 's> {
                 self.counted_files += 1;
             }
             let mut out = Vec::new();
-            crate::output::plain::write_count(self.cfg, &hay.path, big.lines, &mut out);
+            let plain = crate::output::style::Style::new(None);
+            crate::output::plain::write_count(self.cfg, &hay.path, big.lines, plain, &mut out);
             self.desk.printer.get_mut().write_all(&out)?;
             return Ok(SearchResult {
                 has_match: big.lines > 0,

@@ -241,7 +241,7 @@ fn columns_and_offsets_equal_the_searcher() {
 }
 
 /// Colors (`output::style`): the threads' escapes are the printer's, for
-/// the plain lines, the fields, `-o`, `--vimgrep`, `-r` and `-v`, with
+/// the plain lines, the fields, `-o`, `--vimgrep`, `-r`, `-v` and counts, with
 /// ripgrep's colors and others (a highlight color, no match color), empty
 /// matches and adjacent ones, and a heading that prints nothing.
 #[test]
@@ -283,6 +283,18 @@ fn colors_equal_the_searcher() {
             "--column",
             "needle",
         ],
+        // Counts: the path in its color.
+        &["--color=always", "-c", "needle"],
+        &["--color=always", "-c", "-H", "-v", "needle"],
+        &[
+            "--color=always",
+            "--colors",
+            "path:bg:blue",
+            "--count-matches",
+            "--null",
+            "-H",
+            "e",
+        ],
     ];
     mixed_and_one_line_as_the_searcher("bigfile_colors", cases);
 }
@@ -319,6 +331,15 @@ fn context_equals_the_searcher() {
     dir.create_bytes("big.txt", &text(6000));
     same_as_searcher(&dir, "big.txt", cases);
     mixed_and_one_line_as_the_searcher("bigfile_context_mixed", cases);
+    // Several files on one thread: ripgrep's printer writes the separator
+    // between them, so they go through it.
+    dir.create_bytes("other.txt", &text(2000));
+    let files: &[&[&str]] = &[
+        &["--sort", "path", "-n", "-C1", "struct", "other.txt"],
+        &["-j1", "-A1", "struct", "other.txt"],
+        &["--sort", "path", "-B1", "needle$", "."],
+    ];
+    same_as_searcher(&dir, "big.txt", files);
 }
 
 /// A file that starts with a byte-order mark, which ripgrep's searcher
