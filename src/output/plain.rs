@@ -8,9 +8,9 @@
 //! segment, a prefix sum gives each segment its first line number, and the
 //! threads then format their lines. Only the common forms are done here
 //! (`[PATH:]LINE:TEXT`, with `-A/-B/-C`, and for one big file with `-b`,
-//! `--column`, `-r`, `-o`, `--vimgrep` or `-v`, and in color, colored by
-//! [`super::style`]; no `-m`, headings or `--stats`); everything else goes
-//! through ripgrep's printer.
+//! `--column`, `-r`, `-o`, `--vimgrep` or `-v`, in color, colored by
+//! [`super::style`], and under a [`heading`]; no `-m` or `--stats`);
+//! everything else goes through ripgrep's printer.
 //! Tests compare the two byte for byte.
 
 use std::io::{self, Write};
@@ -31,7 +31,7 @@ use crate::sys::guard::{GuardedMap, Releaser};
 const WINDOW: usize = 256 << 20;
 /// Whether the output asked for is the plain numbered form handled here.
 pub fn eligible(cfg: &Config) -> bool {
-    lines_form(cfg) && cfg.line_number
+    lines_form(cfg) && cfg.line_number && !heading_shown(cfg)
 }
 
 /// Whether the output asked for is plain matching lines, numbered or not
@@ -80,8 +80,9 @@ fn fields(cfg: &Config) -> bool {
     cfg.byte_offset || cfg.column || cfg.only_matching || cfg.vimgrep || cfg.replace.is_some()
 }
 
-/// The standard output without anything this module does not write:
-/// colors, [`fields`], headings, `-v`, `-m`, `--stats`.
+/// The standard output without anything this module does not write for
+/// every file: colors, [`fields`], `-v`, `-m`, `--stats`, and headings
+/// where ripgrep's printer separates the files.
 fn plain_standard(cfg: &Config) -> bool {
     plain_fields(cfg) && !fields(cfg)
 }
@@ -105,16 +106,35 @@ fn plain_any(cfg: &Config) -> bool {
 }
 
 /// The standard output without ripgrep's printer's own options (other
-/// separators, `--trim`...), a heading, `-q`, `-m` or `--stats`: colors
-/// allowed. A heading is allowed where it prints nothing: one file
-/// searched, its path not shown (a terminal's default).
+/// separators, `--trim`...), `-q`, `-m` or `--stats`: colors allowed, and
+/// headings (a big file's is written before its first line, [`heading`])
+/// unless ripgrep's printer separates the files.
 fn printable(cfg: &Config) -> bool {
     cfg.mode == OutputMode::Standard
         && !cfg.out.needs_ripgrep_printer()
         && !cfg.quiet
-        && (!cfg.heading || (cfg.is_one_file && !cfg.with_filename))
+        && (!cfg.heading || !printer_separates(cfg))
         && !cfg.stats
         && cfg.max_count.is_none()
+}
+
+/// Whether a heading with the file's path goes before its lines
+/// (`--heading`, a terminal's default, with paths shown).
+fn heading_shown(cfg: &Config) -> bool {
+    cfg.heading && cfg.with_filename
+}
+
+/// What ripgrep's printer writes before a file's first line: with a
+/// heading, the path in its color and a line terminator (NUL with
+/// `--null`); else nothing.
+pub fn heading(cfg: &Config, path: &Path, style: Style<'_>) -> Vec<u8> {
+    if !heading_shown(cfg) {
+        return Vec::new();
+    }
+    let mut h = Vec::new();
+    style.path(&mut h, &path_bytes(path));
+    h.push(if cfg.null { 0 } else { b'\n' });
+    h
 }
 
 /// Whether `data` can be printed here: no byte-order mark (the searcher
@@ -168,8 +188,16 @@ pub fn path_prefix(cfg: &Config, path: &Path) -> Vec<u8> {
 }
 
 /// [`path_prefix`], the path in `style`'s color, `sep` after it (`:` for
-/// a matching line, `-` for a context line).
+/// a matching line, `-` for a context line); nothing under a [`heading`].
 pub fn styled_path_prefix(cfg: &Config, path: &Path, style: Style<'_>, sep: u8) -> Vec<u8> {
+    if cfg.heading {
+        return Vec::new();
+    }
+    path_field(cfg, path, style, sep)
+}
+
+/// `PATH` and `sep` (NUL with `--null`) when paths are shown.
+fn path_field(cfg: &Config, path: &Path, style: Style<'_>, sep: u8) -> Vec<u8> {
     if !cfg.with_filename {
         return Vec::new();
     }
@@ -349,7 +377,10 @@ pub fn print_numbered<W: Write>(
 /// Whether the output is plain matching lines with context (`-A`, `-B`,
 /// `-C`) of one file, as [`print_context`] writes them.
 pub fn context_eligible(cfg: &Config) -> bool {
-    plain_standard(cfg) && (cfg.before > 0 || cfg.after > 0) && cfg.is_one_file
+    plain_standard(cfg)
+        && (cfg.before > 0 || cfg.after > 0)
+        && cfg.is_one_file
+        && !heading_shown(cfg)
 }
 
 /// Prints the matching `lines` (every one a match: e.g. an exact literal
@@ -440,12 +471,7 @@ pub fn print_context<W: Write>(
 
 /// The path prefix with `sep` after it (NUL with `--null`), or nothing.
 fn prefix_with(cfg: &Config, path: &Path, sep: u8) -> Vec<u8> {
-    if !cfg.with_filename {
-        return Vec::new();
-    }
-    let mut p = path_bytes(path);
-    p.push(if cfg.null { 0 } else { sep });
-    p
+    styled_path_prefix(cfg, path, Style::new(None), sep)
 }
 
 /// Formats the lines holding `offsets`, numbered by `numbers`.
@@ -1019,7 +1045,7 @@ fn line_matches(matcher: &LineMatcher<'_>, data: &[u8], ls: usize, le: usize) ->
 /// `style`'s color (nothing for a zero count unless `--include-zero`).
 pub fn write_count(cfg: &Config, path: &Path, count: u64, style: Style<'_>, out: &mut Vec<u8>) {
     if count > 0 || cfg.include_zero {
-        out.extend_from_slice(&styled_path_prefix(cfg, path, style, b':'));
+        out.extend_from_slice(&path_field(cfg, path, style, b':'));
         out.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
         out.push(b'\n');
     }

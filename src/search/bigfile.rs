@@ -9,7 +9,7 @@
 //! match messages (`output::json`) are written here: segments are claimed
 //! in file order, and their lines are formatted by the threads that
 //! searched them and written as soon as they and all before them are done
-//! (`pipeline::segments`). The others (headings, PCRE2's colors...) are
+//! (`pipeline::segments`), a heading first. The others (`-m`, PCRE2's colors...) are
 //! printed by ripgrep's searcher on this thread while the other
 //! threads find the segments' matching lines: it jumps from one matching
 //! line to the next as they arrive ([`FedMatcher`]). Either way the first
@@ -405,18 +405,24 @@ fn stream<W: WriteColor>(
         }
         Ok(0)
     };
-    streamed_lines((plan, hay, map), numbers, format, printer.get_mut())
+    let heading = plain::heading(cfg, &hay.path, Style::new(None));
+    streamed_lines(
+        (plan, hay, map),
+        (numbers, &heading),
+        format,
+        printer.get_mut(),
+    )
 }
 
-/// [`lines`] without a prelude, its outcome as [`stream`] answers it: a
-/// match when any byte was written.
+/// [`lines`] with `prelude` (a heading), its outcome as [`stream`]
+/// answers it: a match when any byte was written.
 fn streamed_lines<W: Write>(
     (plan, hay, map): (&Plan, &Haystack, &GuardedMap),
-    numbers: bool,
+    (numbers, prelude): (bool, &[u8]),
     format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<usize, Handover> + Sync,
     wtr: &mut W,
 ) -> Streamed {
-    let found = lines(plan, hay, map, numbers, &[], format, wtr);
+    let found = lines(plan, hay, map, numbers, prelude, format, wtr);
     streamed(found, |written| {
         Ok(SearchResult {
             has_match: written > 0,
@@ -456,7 +462,8 @@ fn inverted_lines<W: Write>(
             false => Err(Handover::Printer),
         }
     };
-    streamed_lines((plan, hay, map), numbers, format, wtr)
+    let heading = plain::heading(cfg, &hay.path, style);
+    streamed_lines((plan, hay, map), (numbers, &heading), format, wtr)
 }
 
 /// The matching lines with `-b`, `--column` or `-r`, or their matches
@@ -474,7 +481,8 @@ fn fields_lines<W: Write>(
             .write(at, found, first, out)
             .map_or(Err(Handover::Printer), |_| Ok(0))
     };
-    streamed_lines((plan, hay, map), cfg.line_number, format, wtr)
+    let heading = plain::heading(cfg, &hay.path, fields.style);
+    streamed_lines((plan, hay, map), (cfg.line_number, &heading), format, wtr)
 }
 
 /// What writes the matching lines of [`fields_lines`] and
@@ -524,7 +532,8 @@ fn context_lines<W: Write>(
             .write((at, at + seg.len()), found, first, out)
             .ok_or(Handover::Printer)
     };
-    streamed_lines((plan, hay, map), true, format, wtr)
+    let heading = plain::heading(cfg, &hay.path, context.fields.style);
+    streamed_lines((plan, hay, map), (true, &heading), format, wtr)
 }
 
 /// `--json`'s `match` messages (see `output::json`), framed by its

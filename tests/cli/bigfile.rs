@@ -283,6 +283,11 @@ fn colors_equal_the_searcher() {
             "--column",
             "needle",
         ],
+        // A heading with the path, before the first line.
+        &["--heading", "-H", "-n", "needle"],
+        &["--heading", "-H", "--color=always", "-o", "e\\w*"],
+        &["--heading", "-H", "--null", "-v", "needle"],
+        &["--heading", "-H", "--color=always", "-n", "-C1", "bytes"],
         // Counts: the path in its color.
         &["--color=always", "-c", "needle"],
         &["--color=always", "-c", "-H", "-v", "needle"],
