@@ -27,6 +27,10 @@ use crate::output::style::{Number, Style};
 use crate::pipeline::lines::line_end;
 use crate::sys::guard::{GuardedMap, Releaser};
 
+/// The most context lines a big file's segments write themselves: each
+/// segment reads as many lines before and after it, whether or not any
+/// is printed (200 lines of 80 bytes: 6% of a 256 KiB segment).
+pub const CONTEXT_MAX: usize = 200;
 /// Bytes of the file handled per round (bounds the output held in memory).
 const WINDOW: usize = 256 << 20;
 /// Whether the output asked for is the plain numbered form handled here.
@@ -55,11 +59,12 @@ pub fn fields_form(cfg: &Config) -> bool {
 }
 
 /// Whether the output asked for is matching lines with context lines
-/// (`-A`, `-B`, `-C`), numbered or not, in color or not, and nothing else
-/// [`fields`] adds: what `search::bigfile` streams through
-/// `output::context`.
+/// (`-A`, `-B`, `-C`, at most [`CONTEXT_MAX`] each), numbered or not, in
+/// color or not, and nothing else [`fields`] adds: what `search::bigfile`
+/// streams through `output::context`.
 pub fn context_form(cfg: &Config) -> bool {
     (cfg.before > 0 || cfg.after > 0)
+        && cfg.before.max(cfg.after) <= CONTEXT_MAX
         && printable(cfg)
         && !cfg.invert
         && !fields(cfg)

@@ -316,7 +316,9 @@ fn context_equals_the_searcher() {
         &["-B3", "-n", "struct s\\d*7 "],
         &["-n", "-A1", "-B4", "^z"],
         &["-C40", "-n", "struct s1\\d\\d "],
-        &["-n", "-A300", "struct s4\\d\\d "],
+        &["-n", "-A200", "struct s4\\d\\d "],
+        // Past `plain::CONTEXT_MAX`: ripgrep's printer.
+        &["-n", "-B201", "struct s4\\d\\d "],
         &["-C1", "x*"],
         &["-C2", "absent"],
         &["-n", "-C1", "-H", "--null", "^$"],
