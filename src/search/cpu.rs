@@ -5,7 +5,7 @@
 
 use std::io;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use grep_printer::Stats;
@@ -112,8 +112,10 @@ fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Resul
     let stats = keeps_stats(cfg).then(|| Mutex::new(Stats::new()));
     let matched = AtomicBool::new(false);
     let searched = AtomicBool::new(false);
+    let split_files = AtomicUsize::new(0);
     walk::walk_builder(cfg)?.build_parallel().run(|| {
         let (bufwtr, stats, matched, searched) = (&bufwtr, &stats, &matched, &searched);
+        let split_files = &split_files;
         let mut searcher = searcher(cfg);
         let mut printer = Printer::new(cfg, bufwtr.buffer());
         Box::new(move |result| {
@@ -125,14 +127,22 @@ fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Resul
             crate::sys::fdtable::own_table();
             searched.store(true, Ordering::SeqCst);
             printer.get_mut().clear();
-            let result = match search_haystack(
-                cfg,
-                &mut searcher,
-                &mut printer,
-                plan.search_matcher(),
-                &hay,
-            ) {
+            // A big file given by name (mapped): every core on it, its
+            // output gathered in this thread's buffer like any other's.
+            let big = crate::search::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
+            split_files.fetch_add(usize::from(big.is_some()), Ordering::Relaxed);
+            let result = match big.unwrap_or_else(|| {
+                search_haystack(
+                    cfg,
+                    &mut searcher,
+                    &mut printer,
+                    plan.search_matcher(),
+                    &hay,
+                )
+            }) {
                 Ok(r) => r,
+                // (A big file's threads saw the reader gone.)
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return WalkState::Quit,
                 Err(e) => {
                     err_message!("{}: {}", hay.path.display(), e);
                     return WalkState::Continue;
@@ -165,7 +175,11 @@ fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Resul
         stats.as_ref(),
         started,
         &mut buf,
-        &[cpu_report(cfg, plan, 0), notes.to_vec()].concat(),
+        &[
+            cpu_report(cfg, plan, split_files.into_inner()),
+            notes.to_vec(),
+        ]
+        .concat(),
     )?;
     let _ = bufwtr.print(&buf);
     Ok(matched.load(Ordering::SeqCst))

@@ -8,7 +8,7 @@
 //! ripgrep itself).
 
 use std::io::Read;
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 
 use crate::util::{Dir, Engine};
 
@@ -368,6 +368,40 @@ fn a_byte_order_mark_gives_ripgreps_answer() {
     same_as_searcher(&dir, "bom.txt", cases);
 }
 
+/// Several big files given by name, searched in parallel: each by every
+/// core, its output gathered in its walker thread's buffer (the files come
+/// in either order, so their lines are compared sorted), and `--stats`
+/// says so.
+#[test]
+fn big_files_searched_in_parallel_equal_the_searcher() {
+    let dir = Dir::new("bigfile_parallel", Engine::Cpu);
+    dir.create_bytes("a.txt", &text(4000));
+    dir.create_bytes("b.txt", &mixed_lines());
+    let cases: &[&[&str]] = &[
+        &["-n", "needle"],
+        &["-c", "e"],
+        &["-C1", "struct"],
+        &["--color=always", "--heading", "-n", "needle\\w*"],
+    ];
+    let env = [
+        ("GSEARCH_BIGFILE_MIN_BYTES", "1"),
+        ("GSEARCH_SEGMENT", "97"),
+    ];
+    let sorted = |out: Vec<u8>| crate::util::sort_lines(&String::from_utf8_lossy(&out));
+    for args in cases {
+        let args = [args, &["a.txt", "b.txt"][..]].concat();
+        let (want, got) = (
+            run(&dir, None, REFERENCE, &args),
+            run(&dir, None, &env, &args),
+        );
+        assert_eq!(sorted(want.0), sorted(got.0), "{args:?}");
+        assert_eq!(want.1, got.1, "{args:?}: exit");
+    }
+    let (stats, _) = run(&dir, None, &env, &["--stats", "-c", "e", "a.txt", "b.txt"]);
+    let stats = String::from_utf8_lossy(&stats);
+    assert!(stats.contains("2 big files"), "{stats}");
+}
+
 /// Every case over [`mixed_lines`] and over a file of one line without a
 /// terminator, against the reference.
 fn mixed_and_one_line_as_the_searcher(name: &str, cases: &[&[&str]]) {
@@ -577,16 +611,26 @@ fn a_closed_pipe_ends_the_search_quietly() {
         ("--json", b"{\"type\":\"begin\""),
     ];
     for (form, first_line) in forms {
-        stops_at_a_closed_pipe(&dir, form, first_line);
+        let status = stops_at_a_closed_pipe(&dir, &[form, "e", "big.txt"], first_line);
+        // ripgrep 15 exits with 1 here too (`rg -n e BIG | head -1`).
+        assert_eq!(status.code(), Some(1), "{form}: {status:?}");
     }
+    // Two big files, searched in parallel: quietly too (the exit status
+    // depends on which file's output came first, as with ripgrep).
+    dir.create_bytes("big2.txt", &data);
+    let args = ["-H", "-n", "e", "big.txt", "big2.txt"];
+    let status = stops_at_a_closed_pipe(&dir, &args, b"big");
+    assert!(matches!(status.code(), Some(0 | 1)), "{status:?}");
 }
 
-/// `gsearch FORM e big.txt`, its first line read and its stdout closed.
-fn stops_at_a_closed_pipe(dir: &Dir, form: &str, first_line: &[u8]) {
+/// `gsearch ARGS`, its first line read and its stdout closed: nothing on
+/// stderr; the exit status.
+fn stops_at_a_closed_pipe(dir: &Dir, args: &[&str], first_line: &[u8]) -> ExitStatus {
+    let form = args.join(" ");
     let mut cmd = dir.command();
     cmd.raw()
         .env("GSEARCH_BIGFILE_MIN_BYTES", "1")
-        .args([form, "e", "big.txt"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.raw().spawn().unwrap();
@@ -607,8 +651,7 @@ fn stops_at_a_closed_pipe(dir: &Dir, form: &str, first_line: &[u8]) {
         .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(stderr, "", "{form}");
-    // ripgrep 15 exits with 1 here too (`rg -n e BIG | head -1`).
-    assert_eq!(status.code(), Some(1), "{form}: {status:?}");
+    status
 }
 
 /// One literal that decides lines alone (`pipeline/literal.rs`: counted
