@@ -16,7 +16,7 @@ use grep_matcher::Matcher;
 
 use crate::output::plain::Fields;
 use crate::output::style::Number;
-use crate::pipeline::lines::{Numbered, for_each_matching_line, line_end};
+use crate::pipeline::lines::{Numbered, count_lines, for_each_matching_line, line_end};
 
 /// What a segment's context lines are written with.
 pub struct Context<'a, M, L> {
@@ -65,7 +65,7 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
         let ahead = self.match_after(e);
         let next_match = match found.first() {
             Some(f) => Some(first + f.line),
-            None => ahead.map(|(_, k)| line_at(data, (first, s), e) + k),
+            None => ahead.map(|k| line_at(data, (first, s), e) + k),
         };
         let printed_before =
             first > 1 && (prev.is_some() || next_match.is_some_and(|m| m < first + self.before));
@@ -92,7 +92,7 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
             w.after_until = Some(n + self.after);
         }
         self.after_context(&mut w, u64::MAX, e)?;
-        if let Some((_, k)) = ahead {
+        if let Some(k) = ahead {
             let at_e = line_at(data, w.next, e);
             self.before_context(&mut w, at_e + k, (at_e, e))?;
         }
@@ -182,12 +182,12 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
         for_each_matching_line(&self.data()[from..s], &self.lines, |a, _| {
             last = Some(from + a)
         });
-        last.map(|a| first - count_nl(&self.data()[a..s]))
+        last.map(|a| first - count_lines(&self.data()[a..s]))
     }
 
-    /// The first matching line among the `-B` lines from `e`: its start,
-    /// and the lines between `e` and it.
-    fn match_after(&self, e: usize) -> Option<(usize, u64)> {
+    /// The first matching line among the `-B` lines from `e`: how many
+    /// lines lie between `e` and it.
+    fn match_after(&self, e: usize) -> Option<u64> {
         let mut to = e;
         for _ in 0..self.before {
             if to >= self.data().len() {
@@ -199,21 +199,17 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
         for_each_matching_line(&self.data()[e..to], &self.lines, |a, _| {
             first.get_or_insert(e + a);
         });
-        first.map(|a| (a, count_nl(&self.data()[e..a])))
+        first.map(|a| count_lines(&self.data()[e..a]))
     }
 }
 
 /// The number of the line starting at `to`, from the line `(number,
 /// start)` before it.
 fn line_at(data: &[u8], (number, start): (u64, usize), to: usize) -> u64 {
-    number + count_nl(&data[start..to])
+    number + count_lines(&data[start..to])
 }
 
 /// The start of the line before the one starting at `a` (`a` > 0).
 fn line_start_before(data: &[u8], a: usize) -> usize {
     memchr::memrchr(b'\n', &data[..a - 1]).map_or(0, |i| i + 1)
-}
-
-fn count_nl(bytes: &[u8]) -> u64 {
-    memchr::memchr_iter(b'\n', bytes).count() as u64
 }

@@ -370,9 +370,11 @@ fn stream<W: WriteColor>(
     if memchr::memchr(0, probe).is_some() {
         return Streamed::Partly(0, Handover::Printer);
     }
+    // The colors, where the writer takes them.
+    let colors = printer.get_mut().supports_color();
+    let style = Style::new(colors.then_some(&cfg.out.colors));
     if plain::count_form(cfg) {
-        let wtr = printer.get_mut();
-        return match count(cfg, plan, &hay.path, map, wtr.supports_color(), wtr) {
+        return match count(cfg, plan, &hay.path, map, style, printer.get_mut()) {
             Ok(r) => Streamed::Done(r),
             Err(Handover::Printer) if cfg.invert => Streamed::Usual,
             Err(h) => Streamed::Partly(0, h),
@@ -382,16 +384,13 @@ fn stream<W: WriteColor>(
         return json_lines(cfg, plan, hay, map, printer.get_mut());
     }
     if plain::inverted_form(cfg) {
-        let wtr = printer.get_mut();
-        return inverted_lines((cfg, plan, hay, map), wtr.supports_color(), wtr);
+        return inverted_lines((cfg, plan, hay, map), style, printer.get_mut());
     }
     if plain::fields_form(cfg) && plan.pcre2.is_none() {
-        let wtr = printer.get_mut();
-        return fields_lines((cfg, plan, hay, map), wtr.supports_color(), wtr);
+        return fields_lines((cfg, plan, hay, map), style, printer.get_mut());
     }
     if plain::context_form(cfg) && plan.pcre2.is_none() {
-        let wtr = printer.get_mut();
-        return context_lines((cfg, plan, hay, map), wtr.supports_color(), wtr);
+        return context_lines((cfg, plan, hay, map), style, printer.get_mut());
     }
     if !plain::lines_form(cfg) {
         return Streamed::Partly(0, Handover::Printer);
@@ -445,14 +444,13 @@ fn streamed(
 }
 
 /// The lines that do not match (`-v`), with or without numbers, in color
-/// where the writer takes them (`colors`); a NUL in one of them hands the
+/// where the writer takes them (`style`); a NUL in one of them hands the
 /// rest of the file to the usual search.
 fn inverted_lines<W: Write>(
     (cfg, plan, hay, map): (&Config, &Plan, &Haystack, &GuardedMap),
-    colors: bool,
+    style: Style<'_>,
     wtr: &mut W,
 ) -> Streamed {
-    let style = Style::new(colors.then_some(&cfg.out.colors));
     let prefix = plain::styled_path_prefix(cfg, &hay.path, style, b':');
     let numbers = cfg.line_number;
     let format = |seg: &[u8], _: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
@@ -469,13 +467,13 @@ fn inverted_lines<W: Write>(
 /// The matching lines with `-b`, `--column` or `-r`, or their matches
 /// (`-o`, `--vimgrep`), or the lines in color (see `plain::Fields`); a
 /// matcher that fails on a line hands the segment to ripgrep's printer,
-/// which reports it. `colors`: whether the output writer takes them.
+/// which reports it.
 fn fields_lines<W: Write>(
     (cfg, plan, hay, map): (&Config, &Plan, &Haystack, &GuardedMap),
-    colors: bool,
+    style: Style<'_>,
     wtr: &mut W,
 ) -> Streamed {
-    let fields = fields(cfg, plan, hay, map, colors);
+    let fields = fields(cfg, plan, hay, map, style);
     let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
         fields
             .write(at, found, first, out)
@@ -492,9 +490,8 @@ fn fields<'a>(
     plan: &'a Plan,
     hay: &Haystack,
     map: &'a GuardedMap,
-    colors: bool,
+    style: Style<'a>,
 ) -> plain::Fields<'a, impl grep_matcher::Matcher + 'a> {
-    let style = Style::new(colors.then_some(&cfg.out.colors));
     plain::Fields {
         data: map,
         prefix: plain::styled_path_prefix(cfg, &hay.path, style, b':'),
@@ -515,10 +512,10 @@ fn fields<'a>(
 /// are numbered whatever `-n` says: the context is counted in lines.
 fn context_lines<W: Write>(
     (cfg, plan, hay, map): (&Config, &Plan, &Haystack, &GuardedMap),
-    colors: bool,
+    style: Style<'_>,
     wtr: &mut W,
 ) -> Streamed {
-    let fields = fields(cfg, plan, hay, map, colors);
+    let fields = fields(cfg, plan, hay, map, style);
     let context = Context {
         before: cfg.before as u64,
         after: cfg.after as u64,
@@ -572,7 +569,7 @@ fn count<W: Write>(
     plan: &Plan,
     path: &Path,
     map: &GuardedMap,
-    colors: bool,
+    style: Style<'_>,
     wtr: &mut W,
 ) -> Result<io::Result<SearchResult>, Handover> {
     let started = std::time::Instant::now();
@@ -628,7 +625,6 @@ fn count<W: Write>(
         lines
     };
     let mut out = Vec::new();
-    let style = Style::new(colors.then_some(&cfg.out.colors));
     plain::write_count(cfg, path, shown, style, &mut out);
     let result = plain::count_result(cfg, started, data.len(), lines, found);
     Ok(wtr.write_all(&out).map(|()| result))

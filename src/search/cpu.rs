@@ -9,13 +9,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use grep_printer::Stats;
+use grep_searcher::Searcher;
 use ignore::WalkState;
 
 use crate::cli::config::Config;
 use crate::err_message;
 use crate::matcher::plan::{Plan, Shape};
 use crate::matcher::searcher::searcher;
-use crate::output::printer::Printer;
+use crate::output::printer::{Printer, SearchResult};
 use crate::output::stats::{finish, keeps_stats};
 use crate::output::writer::{buffer_writer, stdout};
 use crate::search::haystack::search_haystack;
@@ -60,6 +61,23 @@ fn widened_to(cfg: &Config, plan: &Plan, cores: usize) -> Option<usize> {
     (cfg.threads_default && heavy && cores > cfg.threads).then_some(cores)
 }
 
+/// One file: split over every core when it is big (`search::bigfile`),
+/// else searched the usual way; and whether it was split.
+fn search_file<W: termcolor::WriteColor>(
+    cfg: &Config,
+    plan: &Plan,
+    (searcher, printer): (&mut Searcher, &mut Printer<W>),
+    hay: &walk::Haystack,
+) -> (io::Result<SearchResult>, bool) {
+    match crate::search::bigfile::search(cfg, searcher, printer, plan, hay) {
+        Some(r) => (r, true),
+        None => (
+            search_haystack(cfg, searcher, printer, plan.search_matcher(), hay),
+            false,
+        ),
+    }
+}
+
 fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Result<bool> {
     let started = Instant::now();
     let mut searcher = searcher(cfg);
@@ -69,17 +87,9 @@ fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Res
     let mut split_files = 0usize;
     for hay in walk::sequential(cfg)? {
         searched = true;
-        let big = crate::search::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
-        split_files += usize::from(big.is_some());
-        let result = match big.unwrap_or_else(|| {
-            search_haystack(
-                cfg,
-                &mut searcher,
-                &mut printer,
-                plan.search_matcher(),
-                &hay,
-            )
-        }) {
+        let (result, split) = search_file(cfg, plan, (&mut searcher, &mut printer), &hay);
+        split_files += usize::from(split);
+        let result = match result {
             Ok(r) => r,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
             Err(e) => {
@@ -129,17 +139,9 @@ fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Resul
             printer.get_mut().clear();
             // A big file given by name (mapped): every core on it, its
             // output gathered in this thread's buffer like any other's.
-            let big = crate::search::bigfile::search(cfg, &mut searcher, &mut printer, plan, &hay);
-            split_files.fetch_add(usize::from(big.is_some()), Ordering::Relaxed);
-            let result = match big.unwrap_or_else(|| {
-                search_haystack(
-                    cfg,
-                    &mut searcher,
-                    &mut printer,
-                    plan.search_matcher(),
-                    &hay,
-                )
-            }) {
+            let (result, split) = search_file(cfg, plan, (&mut searcher, &mut printer), &hay);
+            split_files.fetch_add(usize::from(split), Ordering::Relaxed);
+            let result = match result {
                 Ok(r) => r,
                 // (A big file's threads saw the reader gone.)
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return WalkState::Quit,
