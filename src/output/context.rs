@@ -16,7 +16,9 @@ use grep_matcher::Matcher;
 
 use crate::output::plain::Fields;
 use crate::output::style::Number;
-use crate::pipeline::lines::{Numbered, count_lines, for_each_matching_line, line_end};
+use crate::pipeline::lines::{
+    Numbered, count_lines, for_each_matching_line, line_end, prev_line_start,
+};
 
 /// What a segment's context lines are written with.
 pub struct Context<'a, M, L> {
@@ -169,7 +171,9 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
     }
 
     /// The number of the last matching line among the `-A` + 1 lines
-    /// before `s` (the line numbered `first`).
+    /// before `s` (the line numbered `first`). The lines are searched from
+    /// a line that does not open with a continuation byte, as segments are
+    /// cut (`prev_line_start`), so each is decided as in the whole file.
     fn match_before(&self, s: usize, first: u64) -> Option<u64> {
         let mut from = s;
         for _ in 0..=self.after {
@@ -178,11 +182,13 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
             }
             from = line_start_before(self.data(), from);
         }
+        let search_from = prev_line_start(self.data(), from);
         let mut last = None;
-        for_each_matching_line(&self.data()[from..s], &self.lines, |a, _| {
-            last = Some(from + a)
+        for_each_matching_line(&self.data()[search_from..s], &self.lines, |a, _| {
+            last = Some(search_from + a)
         });
-        last.map(|a| first - count_lines(&self.data()[a..s]))
+        last.filter(|&a| a >= from)
+            .map(|a| first - count_lines(&self.data()[a..s]))
     }
 
     /// The first matching line among the `-B` lines from `e`: how many

@@ -349,6 +349,24 @@ fn context_equals_the_searcher() {
     same_as_searcher(&dir, "big.txt", files);
 }
 
+/// A match on a line opening with continuation bytes, which `-w` sees only
+/// with the `\n` before it in view (`regression::mid_character_line`):
+/// the after-context look back from the next segment decides it as the
+/// whole file's search does (it searched from that line and lost the
+/// match, so a separator went between its context and the next match).
+#[test]
+fn context_after_a_line_opening_with_continuation_bytes() {
+    let dir = Dir::new("bigfile_context_mid", Engine::Cpu);
+    let block: &[u8] = b"xyz qq\n\xa5a$\nxyz qq\nzz b\nq\xc3\nxyz\n";
+    dir.create_bytes("mid.txt", &block.repeat(50));
+    let cases: &[&[&str]] = &[
+        &["-A1", "-w", "(?i)[ab]"],
+        &["-n", "-A2", "-w", "(?i)[ab]"],
+        &["-n", "-B1", "-A1", "-w", "(?i)[ab]"],
+    ];
+    same_as_searcher(&dir, "mid.txt", cases);
+}
+
 /// A file that starts with a byte-order mark, which ripgrep's searcher
 /// strips: searched the usual way (PCRE2's lines, fed at the map's
 /// offsets, once gave `--json` a line that does not match).
