@@ -196,6 +196,51 @@ fn streamed_and_collected_forms_equal_the_searcher() {
     );
 }
 
+/// `-m`, `-q`, `-l` and `-L`, which need only the first matching lines:
+/// a pattern matching rarely in the file's first 32 KiB is printed by
+/// ripgrep's searcher fed by every core (`bigfile::found_early`), one that
+/// matches often there by the searcher alone; both give its answer.
+#[test]
+fn first_lines_only_equal_the_searcher() {
+    let dir = Dir::new("bigfile_first_lines", Engine::Cpu);
+    dir.create_bytes("big.txt", &text(6000));
+    // `struct s5...` lines lie past the first 32 KiB.
+    let late = "struct s5\\d{3} ";
+    let cases: &[&[&str]] = &[
+        &["-m", "3", "-n", late],
+        &["-m", "40", "-c", "struct s[45]\\d{3} "],
+        &["-m", "2", "-A2", "-n", late],
+        &["-m", "2", "-B1", "-b", late],
+        &["--json", "-m", "2", late],
+        &["-m", "1", "--color=always", late],
+        &["-q", late],
+        &["-q", "absent"],
+        &["-l", late],
+        &["-L", late],
+        &["-l", "absent"],
+        &["-L", "absent"],
+        &["-m", "5000", "-n", "needle"],
+        &["-m", "5", "-n", "needle"],
+        &["-m", "0", "needle"],
+    ];
+    same_as_searcher(&dir, "big.txt", cases);
+    let split = |args: &[&str]| {
+        let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1")];
+        let (out, _) = run(
+            &dir,
+            None,
+            &env,
+            &[&["--stats"], args, &["big.txt"]].concat(),
+        );
+        String::from_utf8_lossy(&out).contains("1 big file (")
+    };
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        assert!(split(&["-m", "3", late]));
+        assert!(split(&["-l", late]));
+        assert!(!split(&["-m", "5", "needle"]));
+    }
+}
+
 /// `--json` over lines that its printer writes as escaped text, as base64
 /// (not UTF-8) or with carriage returns, and a file of one line without a
 /// terminator, whose empty match at the end is dropped.
