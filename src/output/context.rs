@@ -1,8 +1,9 @@
 //! One big file's matching lines with their context lines (`-A`, `-B`,
 //! `-C`), written segment by segment by the threads that found them
-//! (`search::bigfile`), as ripgrep's standard printer writes them: `N:`
+//! (`search::bigfile`), as ripgrep's standard printer writes them (`N:`
 //! before a matching line, `N-` before a context line, the context
-//! separator between lines that do not follow one another.
+//! separator between lines that do not follow one another: [`Plain`]) or
+//! its JSON printer (`match` and `context` messages: `json::Messages`).
 //!
 //! A line is printed when a match lies at most `-B` lines after it or at
 //! most `-A` lines before it (itself included), so each segment can write
@@ -12,6 +13,8 @@
 //! whether any line was printed before it, which only the writer knows:
 //! that separator is the segment's *lead*, dropped when nothing was.
 
+use std::ops::Range;
+
 use grep_matcher::Matcher;
 
 use crate::output::plain::Fields;
@@ -20,18 +23,63 @@ use crate::pipeline::lines::{
     Numbered, count_lines, for_each_matching_line, line_end, prev_line_start,
 };
 
-/// What a segment's context lines are written with.
-pub struct Context<'a, M, L> {
-    /// `-B` and `-A`.
-    pub before: u64,
-    pub after: u64,
-    /// The context separator (none with `--no-context-separator`).
-    pub separator: Option<&'a [u8]>,
+/// What writes a segment's printed lines; `None` where ripgrep's printer
+/// is to write the segment (the matcher failed).
+pub trait LineWriter {
+    /// The whole file.
+    fn data(&self) -> &[u8];
+    /// Appends the matching line `data[line]`, numbered `n`.
+    fn matched(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()>;
+    /// Appends the context line `data[line]`, numbered `n`.
+    fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()>;
+}
+
+/// The standard printer's lines: the matching ones through [`Fields`]
+/// (which holds the file, numbers and colors), the context lines after
+/// their own prefix.
+pub struct Plain<'a, M> {
+    pub fields: Fields<'a, M>,
     /// `PATH-` (or `PATH` NUL) when paths are shown, in the path's color
     /// (`plain::styled_path_prefix`).
     pub context_prefix: Vec<u8>,
-    /// Writes the matching lines (and holds the file, numbers and colors).
-    pub fields: Fields<'a, M>,
+}
+
+impl<M: Matcher> LineWriter for Plain<'_, M> {
+    fn data(&self) -> &[u8] {
+        self.fields.data
+    }
+
+    fn matched(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
+        let at = Numbered {
+            start: line.start,
+            end: line.end,
+            line: 0,
+        };
+        self.fields.write(0, &[at], n, out).ok()
+    }
+
+    fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
+        let style = self.fields.style;
+        out.extend_from_slice(&self.context_prefix);
+        if self.fields.numbers {
+            style.number(out, n, Number::Line);
+            out.push(b'-');
+        }
+        style.text(out, &self.fields.data[line], &[]);
+        Some(())
+    }
+}
+
+/// What a segment's context lines are written with.
+pub struct Context<'a, W, L> {
+    /// `-B` and `-A`.
+    pub before: u64,
+    pub after: u64,
+    /// The context separator (none with `--no-context-separator` or
+    /// `--json`).
+    pub separator: Option<&'a [u8]>,
+    /// Writes the lines.
+    pub writer: W,
     /// Decides the lines around the segment as its search decided its own.
     pub lines: L,
 }
@@ -50,7 +98,7 @@ struct Walk<'o> {
     after_until: Option<u64>,
 }
 
-impl<M: Matcher, L: Matcher> Context<'_, M, L> {
+impl<W: LineWriter, L: Matcher> Context<'_, W, L> {
     /// Appends the printed lines of the segment `data[s..e]` (whole lines;
     /// `found` its matching lines, the first numbered `first`). Returns the
     /// lead's length, or `None` where ripgrep's printer is to write the
@@ -62,7 +110,7 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
         first: u64,
         out: &mut Vec<u8>,
     ) -> Option<usize> {
-        let data = self.fields.data;
+        let data = self.data();
         let prev = self.match_before(s, first);
         let ahead = self.match_after(e);
         let next_match = match found.first() {
@@ -83,12 +131,7 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
             self.after_context(&mut w, n, e)?;
             self.before_context(&mut w, n, (n, start))?;
             self.separate(&mut w, n);
-            let at = Numbered {
-                start,
-                end,
-                line: 0,
-            };
-            self.fields.write(0, &[at], n, w.out).ok()?;
+            self.writer.matched(n, start..end, w.out)?;
             w.last = Some((n, end));
             w.next = (n + 1, end);
             w.after_until = Some(n + self.after);
@@ -102,7 +145,7 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
     }
 
     fn data(&self) -> &[u8] {
-        self.fields.data
+        self.writer.data()
     }
 
     /// The after-context from `w.next` on: lines through `w.after_until`,
@@ -137,19 +180,12 @@ impl<M: Matcher, L: Matcher> Context<'_, M, L> {
 
     /// A context line, after the separator it needs; `None` when it holds
     /// a NUL.
-    fn context_line(&self, w: &mut Walk<'_>, n: u64, line: std::ops::Range<usize>) -> Option<()> {
-        let text = &self.data()[line.clone()];
-        if memchr::memchr(0, text).is_some() {
+    fn context_line(&self, w: &mut Walk<'_>, n: u64, line: Range<usize>) -> Option<()> {
+        if memchr::memchr(0, &self.data()[line.clone()]).is_some() {
             return None;
         }
         self.separate(w, n);
-        let style = self.fields.style;
-        w.out.extend_from_slice(&self.context_prefix);
-        if self.fields.numbers {
-            style.number(w.out, n, Number::Line);
-            w.out.push(b'-');
-        }
-        style.text(w.out, text, &[]);
+        self.writer.context(n, line.clone(), w.out)?;
         w.last = Some((n, line.end));
         Some(())
     }

@@ -29,6 +29,7 @@ use grep_printer::Stats;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 
 use crate::cli::config::{Config, OutputMode};
+use crate::output::context::LineWriter;
 use crate::output::matches::{MatcherFailed, line_matches, replace_in_line};
 use crate::pipeline::lines::Numbered;
 
@@ -46,6 +47,20 @@ pub fn form(cfg: &Config) -> bool {
         && cfg.replace.is_none()
         && cfg.before == 0
         && cfg.after == 0
+        && !cfg.out.passthru
+        && !cfg.invert
+        && cfg.max_count.is_none()
+}
+
+/// Whether one big file's `--json` with context lines (`-A`, `-B`, `-C`,
+/// at most `plain::CONTEXT_MAX` each) is written by every core: [`form`]
+/// with `context` messages too (`output::context`).
+pub fn context_form(cfg: &Config) -> bool {
+    let context = (cfg.before > 0 || cfg.after > 0)
+        && cfg.before.max(cfg.after) <= crate::output::plain::CONTEXT_MAX;
+    context
+        && sink_form(cfg)
+        && cfg.replace.is_none()
         && !cfg.out.passthru
         && !cfg.invert
         && cfg.max_count.is_none()
@@ -125,6 +140,18 @@ impl<'a, M: Matcher> Messages<'a, M> {
         Ok(())
     }
 
+    /// A `context` message for the line `data[line]`, numbered `n`.
+    fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) {
+        let m = MatchMessage {
+            kind: "context",
+            path: &self.path,
+            line: &self.data[line.clone()],
+            number: self.numbers.then_some(n),
+            offset: line.start as u64,
+        };
+        m.push(&[], None, out);
+    }
+
     /// The search's statistics as the JSON printer keeps them for one
     /// file, `printed` being the bytes of its `begin` and `match`
     /// messages, and (when it printed any) the `end` message.
@@ -142,6 +169,27 @@ impl<'a, M: Matcher> Messages<'a, M> {
             push_end(&mut out, &self.path, None, &stats);
         }
         (stats, out)
+    }
+}
+
+/// A segment's `match` and `context` messages (`output::context`).
+impl<M: Matcher> LineWriter for &Messages<'_, M> {
+    fn data(&self) -> &[u8] {
+        self.data
+    }
+
+    fn matched(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
+        let at = Numbered {
+            start: line.start,
+            end: line.end,
+            line: 0,
+        };
+        self.matches(0, &[at], n, out).ok()
+    }
+
+    fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
+        Messages::context(self, n, line, out);
+        Some(())
     }
 }
 

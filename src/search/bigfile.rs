@@ -6,7 +6,7 @@
 //! with or without `-n`, `-b`, `--column` and `-r`, `-o` and `--vimgrep`,
 //! in color or not: what `output::plain` writes; lines with context:
 //! `output::context`) and `--json`'s
-//! match messages (`output::json`) are written here: segments are claimed
+//! match messages, with their context messages (`output::json`), are written here: segments are claimed
 //! in file order, and their lines are formatted by the threads that
 //! searched them and written as soon as they and all before them are done
 //! (`pipeline::segments`), a heading first. The others (`-m`, PCRE2's
@@ -49,7 +49,7 @@ use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
 use crate::matcher::searcher::binary_detection;
-use crate::output::context::Context;
+use crate::output::context::{self, Context};
 use crate::output::printer::{Input, Printer, SearchResult};
 use crate::output::style::Style;
 use crate::output::writer::ReaderGone;
@@ -365,6 +365,20 @@ fn watched<T>(plan: &Plan, f: impl FnOnce() -> T) -> (T, bool) {
     }
 }
 
+/// How [`lines`] formats a segment: its bytes, their offset in the file,
+/// its matching lines and the first one's number, the output to append
+/// to; the length of its lead (see `output::context`), or who takes the
+/// segment over.
+trait Format:
+    Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<usize, Handover> + Sync
+{
+}
+
+impl<F> Format for F where
+    F: Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<usize, Handover> + Sync
+{
+}
+
 /// What [`stream`] did.
 enum Streamed {
     Done(io::Result<SearchResult>),
@@ -418,6 +432,9 @@ fn stream<W: WriteColor>(
     if json::form(cfg) && plan.pcre2.is_none() {
         return json_lines(cfg, plan, hay, map, printer.get_mut());
     }
+    if json::context_form(cfg) && plan.pcre2.is_none() {
+        return json_context_lines(cfg, plan, hay, map, printer.get_mut());
+    }
     if plain::inverted_form(cfg) {
         return inverted_lines((cfg, plan, hay, map), style, printer.get_mut());
     }
@@ -453,7 +470,7 @@ fn stream<W: WriteColor>(
 fn streamed_lines<W: Write>(
     (plan, hay, map): (&Plan, &Haystack, &GuardedMap),
     (numbers, prelude): (bool, &[u8]),
-    format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<usize, Handover> + Sync,
+    format: impl Format,
     wtr: &mut W,
 ) -> Streamed {
     let found = lines(plan, hay, map, numbers, prelude, format, wtr);
@@ -551,21 +568,52 @@ fn context_lines<W: Write>(
     wtr: &mut W,
 ) -> Streamed {
     let fields = fields(cfg, plan, hay, map, style);
+    let writer = context::Plain {
+        context_prefix: plain::styled_path_prefix(cfg, &hay.path, fields.style, b'-'),
+        fields,
+    };
+    let heading = plain::heading(cfg, &hay.path, writer.fields.style);
+    let context = with_context(cfg, plan, cfg.context_separator.as_deref(), writer);
+    streamed_lines((plan, hay, map), (true, &heading), context, wtr)
+}
+
+/// `--json` with context lines: [`json_lines`]' messages, `context` ones
+/// among them ([`context_lines`]' lines).
+fn json_context_lines<W: Write>(
+    cfg: &Config,
+    plan: &Plan,
+    hay: &Haystack,
+    map: &GuardedMap,
+    wtr: &mut W,
+) -> Streamed {
+    let started = std::time::Instant::now();
+    let messages = json::Messages::new(&hay.path, map, plan.search_matcher(), cfg.line_number);
+    let begin = messages.begin();
+    let context = with_context(cfg, plan, None, &messages);
+    let found = lines(plan, hay, map, true, &begin, context, wtr);
+    json_end(found, &messages, started, wtr)
+}
+
+/// The format of a segment's lines with their context lines, written by
+/// `writer` (see `output::context`).
+fn with_context<'a, W: context::LineWriter + Sync + 'a>(
+    cfg: &Config,
+    plan: &'a Plan,
+    separator: Option<&'a [u8]>,
+    writer: W,
+) -> impl Format + 'a {
     let context = Context {
         before: cfg.before as u64,
         after: cfg.after as u64,
-        separator: cfg.context_separator.as_deref(),
-        context_prefix: plain::styled_path_prefix(cfg, &hay.path, fields.style, b'-'),
-        fields,
+        separator,
+        writer,
         lines: plan.line_matcher(),
     };
-    let format = |seg: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
+    move |seg: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
         context
             .write((at, at + seg.len()), found, first, out)
             .ok_or(Handover::Printer)
-    };
-    let heading = plain::heading(cfg, &hay.path, context.fields.style);
-    streamed_lines((plan, hay, map), (true, &heading), format, wtr)
+    }
 }
 
 /// `--json`'s `match` messages (see `output::json`), framed by its
@@ -586,6 +634,17 @@ fn json_lines<W: Write>(
             .map_or(Err(Handover::Printer), |_| Ok(0))
     };
     let found = lines(plan, hay, map, cfg.line_number, &begin, format, wtr);
+    json_end(found, &messages, started, wtr)
+}
+
+/// What [`stream`] answers for `--json`'s [`lines`]: the `end` message
+/// written after them, the statistics with the result.
+fn json_end<M: grep_matcher::Matcher, W: Write>(
+    found: Result<u64, Stop>,
+    messages: &json::Messages<'_, M>,
+    started: std::time::Instant,
+    wtr: &mut W,
+) -> Streamed {
     streamed(found, |written| {
         let (stats, end) = messages.end(started.elapsed(), written);
         wtr.write_all(&end)?;
@@ -714,7 +773,7 @@ fn lines<W: Write>(
     map: &GuardedMap,
     numbers: bool,
     prelude: &[u8],
-    format: impl Fn(&[u8], usize, &[Numbered], u64, &mut Vec<u8>) -> Result<usize, Handover> + Sync,
+    format: impl Format,
     wtr: &mut W,
 ) -> Result<u64, Stop> {
     let data: &[u8] = map;

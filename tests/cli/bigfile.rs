@@ -378,6 +378,14 @@ fn context_equals_the_searcher() {
             "needle$",
         ],
         &["--heading", "-n", "-C1", "struct s\\d*9 "],
+        // `--json`'s `context` messages among its `match` ones.
+        &["--json", "-C1", "needle"],
+        &["--json", "-B3", "struct s\\d*7 "],
+        &["--json", "-N", "-A2", "^z"],
+        &["--json", "--stats", "-C40", "struct s1\\d\\d "],
+        &["--json", "-C1", "x*"],
+        &["--json", "-C2", "absent"],
+        &["--json", "-n", "-A200", "struct s4\\d\\d "],
     ];
     let dir = Dir::new("bigfile_context", Engine::Cpu);
     dir.create_bytes("big.txt", &text(6000));
