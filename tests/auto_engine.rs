@@ -343,23 +343,35 @@ fn auto_weighs_a_big_literal_set_on_the_cpu_pace() {
     }
 }
 
-/// One literal over several big files, no device named: the cost model
-/// weighs the device (which returns every occurrence of a dense literal)
-/// as it does for big sets, and the CPU's pace wins on files it finishes
-/// in milliseconds. (Without a GPU, `auto` never looks for one.)
+/// One literal, or a regex without one (the DFA engine's), over several
+/// big files, no device named: the cost model weighs the device (which
+/// returns every occurrence of a dense literal) as it does for big sets,
+/// and the CPU's pace wins on files it finishes in milliseconds. (Without
+/// a GPU, `auto` never looks for one.)
 #[test]
-fn auto_weighs_one_literal_over_several_files() {
+fn auto_weighs_one_literal_or_regex_over_several_files() {
     let f = corpus();
     let path = f.path().to_str().unwrap();
     let auto = auto_env(&[
         ("GSEARCH_DEVICE_STARTUP_MS", "400"),
         ("GSEARCH_OPENCL_DEVICE", ""),
     ]);
-    same_as_cpu(&[&["-c", "e", path], &["-n", "needle", path]], path, &auto);
-    let (out, code) = run(&["--stats", "-c", "e", path], path, &auto);
-    assert_eq!(code, 0);
-    let text = String::from_utf8_lossy(&out);
-    assert!(text.contains("engine: cpu"), "{text}");
+    let regex = "[a-z]+[A-Z]";
+    same_as_cpu(
+        &[
+            &["-c", "e", path],
+            &["-n", "needle", path],
+            &["-c", regex, path],
+        ],
+        path,
+        &auto,
+    );
+    for pattern in ["e", regex] {
+        let (out, code) = run(&["--stats", "-c", pattern, path], path, &auto);
+        assert_eq!(code, 0);
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.contains("engine: cpu"), "{text}");
+    }
 }
 
 /// Searches that stop at a file's first matching lines (`-l`, `-q`, `-m`)

@@ -85,8 +85,14 @@ pub fn device_pays(size: usize, pace: f64, threads: usize) -> Result<(), String>
 /// as a run's ends are slower than its middle.
 const DEVICE_LITERAL_RATE: f64 = 20e9;
 
-/// Whether the device engine would search `size` bytes of big literal set
-/// sooner than the CPU engine on `threads` threads, whose pace is measured
+/// The device engine's pace on a few regexes (its DFA kernel), start-up
+/// aside: the stream of 1.26 GB took 0.21-0.46 s on one H200 (three
+/// regexes without a literal; 0.10-0.35 s of it the host confirming the
+/// candidate lines), 2.7-6 GB/s.
+const DEVICE_DFA_RATE: f64 = 4e9;
+
+/// Whether the device engine would search `size` bytes of a literal set
+/// (or regexes: [`DEVICE_DFA_RATE`]) sooner than the CPU engine on `threads` threads, whose pace is measured
 /// on the first MiB of `path` (twice: the difference is what the CPU pays
 /// once, such as waiting for the plan's regex): the device's time is its
 /// start-up plus the bytes at [`DEVICE_LITERAL_RATE`]. Over 8.68 GB on two
@@ -113,7 +119,11 @@ pub fn device_beats_cpu(
     let pace = cpu_pace(&sample, plan);
     let once = (first - pace).max(0.0) * sample.len() as f64;
     let cpu = once + size as f64 * pace / threads.max(1) as f64;
-    let device = device_startup().as_secs_f64() + size as f64 / DEVICE_LITERAL_RATE;
+    let rate = match plan.literals {
+        Some(_) => DEVICE_LITERAL_RATE,
+        None => DEVICE_DFA_RATE,
+    };
+    let device = device_startup().as_secs_f64() + size as f64 / rate;
     let why = format!(
         "the CPU's pace leaves {:.0} ms of work on {threads} threads ({:.0} ms of it paid \
          once); the device would take about {:.0} ms with its start-up",
