@@ -2,7 +2,7 @@
 //! `-C`), written segment by segment by the threads that found them
 //! (`search::bigfile`), as ripgrep's standard printer writes them (`N:`
 //! before a matching line, `N-` before a context line, the context
-//! separator between lines that do not follow one another: [`Plain`]) or
+//! separator between lines that do not follow one another: `plain::Plain`) or
 //! its JSON printer (`match` and `context` messages: `json::Messages`).
 //!
 //! A line is printed when a match lies at most `-B` lines after it or at
@@ -17,11 +17,14 @@ use std::ops::Range;
 
 use grep_matcher::Matcher;
 
-use crate::output::plain::Fields;
-use crate::output::style::Number;
 use crate::pipeline::lines::{
     Numbered, count_lines, for_each_matching_line, line_end, prev_line_start,
 };
+
+/// The most context lines a big file's segments write themselves: each
+/// segment reads as many lines before and after it, whether or not any
+/// is printed (200 lines of 80 bytes: 6% of a 256 KiB segment).
+pub const CONTEXT_MAX: usize = 200;
 
 /// What writes a segment's printed lines; `None` where ripgrep's printer
 /// is to write the segment (the matcher failed).
@@ -32,42 +35,6 @@ pub trait LineWriter {
     fn matched(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()>;
     /// Appends the context line `data[line]`, numbered `n`.
     fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()>;
-}
-
-/// The standard printer's lines: the matching ones through [`Fields`]
-/// (which holds the file, numbers and colors), the context lines after
-/// their own prefix.
-pub struct Plain<'a, M> {
-    pub fields: Fields<'a, M>,
-    /// `PATH-` (or `PATH` NUL) when paths are shown, in the path's color
-    /// (`plain::styled_path_prefix`).
-    pub context_prefix: Vec<u8>,
-}
-
-impl<M: Matcher> LineWriter for Plain<'_, M> {
-    fn data(&self) -> &[u8] {
-        self.fields.data
-    }
-
-    fn matched(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
-        let at = Numbered {
-            start: line.start,
-            end: line.end,
-            line: 0,
-        };
-        self.fields.write(0, &[at], n, out).ok()
-    }
-
-    fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
-        let style = self.fields.style;
-        out.extend_from_slice(&self.context_prefix);
-        if self.fields.numbers {
-            style.number(out, n, Number::Line);
-            out.push(b'-');
-        }
-        style.text(out, &self.fields.data[line], &[]);
-        Some(())
-    }
 }
 
 /// What a segment's context lines are written with.

@@ -29,7 +29,7 @@ use grep_printer::Stats;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 
 use crate::cli::config::{Config, OutputMode};
-use crate::output::context::LineWriter;
+use crate::output::context::{CONTEXT_MAX, LineWriter};
 use crate::output::matches::{MatcherFailed, line_matches, replace_in_line};
 use crate::pipeline::lines::Numbered;
 
@@ -53,11 +53,10 @@ pub fn form(cfg: &Config) -> bool {
 }
 
 /// Whether one big file's `--json` with context lines (`-A`, `-B`, `-C`,
-/// at most `plain::CONTEXT_MAX` each) is written by every core: [`form`]
+/// at most [`CONTEXT_MAX`] each) is written by every core: [`form`]
 /// with `context` messages too (`output::context`).
 pub fn context_form(cfg: &Config) -> bool {
-    let context = (cfg.before > 0 || cfg.after > 0)
-        && cfg.before.max(cfg.after) <= crate::output::plain::CONTEXT_MAX;
+    let context = (cfg.before > 0 || cfg.after > 0) && cfg.before.max(cfg.after) <= CONTEXT_MAX;
     context
         && sink_form(cfg)
         && cfg.replace.is_none()

@@ -14,6 +14,7 @@
 //! Tests compare the two byte for byte.
 
 use std::io::{self, Write};
+use std::ops::Range;
 use std::path::Path;
 
 use grep_matcher::Matcher;
@@ -22,15 +23,12 @@ use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
 use crate::matcher::lines::line_is_match;
 use crate::matcher::plan::Plan;
+use crate::output::context::{CONTEXT_MAX, LineWriter};
 use crate::output::matches::{self, MatcherFailed};
 use crate::output::style::{Number, Style};
-use crate::pipeline::lines::line_end;
+use crate::pipeline::lines::{Numbered, line_end};
 use crate::sys::guard::{GuardedMap, Releaser};
 
-/// The most context lines a big file's segments write themselves: each
-/// segment reads as many lines before and after it, whether or not any
-/// is printed (200 lines of 80 bytes: 6% of a 256 KiB segment).
-pub const CONTEXT_MAX: usize = 200;
 /// Bytes of the file handled per round (bounds the output held in memory).
 const WINDOW: usize = 256 << 20;
 /// Whether the output asked for is the plain numbered form handled here.
@@ -767,7 +765,7 @@ pub fn count_result(
 /// is [`path_prefix`]'s.
 pub fn write_numbered(
     seg: &[u8],
-    found: &[crate::pipeline::lines::Numbered],
+    found: &[Numbered],
     prefix: &[u8],
     first: u64,
     out: &mut Vec<u8>,
@@ -786,12 +784,7 @@ pub fn write_numbered(
 /// Appends `[PATH:]LINE` for each of `found` (lines of `seg`), as
 /// ripgrep's standard printer writes them without line numbers; `prefix`
 /// is [`path_prefix`]'s.
-pub fn write_unnumbered(
-    seg: &[u8],
-    found: &[crate::pipeline::lines::Numbered],
-    prefix: &[u8],
-    out: &mut Vec<u8>,
-) {
+pub fn write_unnumbered(seg: &[u8], found: &[Numbered], prefix: &[u8], out: &mut Vec<u8>) {
     for f in found {
         push_line_sep(out, prefix, None, &seg[f.start..f.end]);
     }
@@ -836,7 +829,7 @@ impl<M: Matcher> Fields<'_, M> {
     pub fn write(
         &self,
         at: usize,
-        found: &[crate::pipeline::lines::Numbered],
+        found: &[Numbered],
         first: u64,
         out: &mut Vec<u8>,
     ) -> Result<(), MatcherFailed> {
@@ -929,7 +922,7 @@ impl<M: Matcher> Fields<'_, M> {
 /// then to take over).
 pub fn write_inverted(
     seg: &[u8],
-    found: &[crate::pipeline::lines::Numbered],
+    found: &[Numbered],
     (prefix, style): (&[u8], Style<'_>),
     first: Option<u64>,
     out: &mut Vec<u8>,
@@ -1053,6 +1046,42 @@ pub fn write_count(cfg: &Config, path: &Path, count: u64, style: Style<'_>, out:
         out.extend_from_slice(&path_field(cfg, path, style, b':'));
         out.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
         out.push(b'\n');
+    }
+}
+
+/// The standard printer's lines with context (`output::context`): the
+/// matching ones through [`Fields`] (which holds the file, numbers and
+/// colors), the context lines after their own prefix.
+pub struct Plain<'a, M> {
+    pub fields: Fields<'a, M>,
+    /// `PATH-` (or `PATH` NUL) when paths are shown, in the path's color
+    /// ([`styled_path_prefix`]).
+    pub context_prefix: Vec<u8>,
+}
+
+impl<M: Matcher> LineWriter for Plain<'_, M> {
+    fn data(&self) -> &[u8] {
+        self.fields.data
+    }
+
+    fn matched(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
+        let at = Numbered {
+            start: line.start,
+            end: line.end,
+            line: 0,
+        };
+        self.fields.write(0, &[at], n, out).ok()
+    }
+
+    fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
+        let style = self.fields.style;
+        out.extend_from_slice(&self.context_prefix);
+        if self.fields.numbers {
+            style.number(out, n, Number::Line);
+            out.push(b'-');
+        }
+        style.text(out, &self.fields.data[line], &[]);
+        Some(())
     }
 }
 

@@ -175,11 +175,19 @@ const EARLY_PROBE: usize = 32 << 10;
 /// feed it. A pattern rare there goes to [`printed`]: the other threads
 /// find its lines over the whole file (2 cores, 100 MB of C, `-m 5000 -n
 /// e`: 4.4 ms alone, 5.4 ms fed; `-m 5 -c` of a rare regex: 223 ms alone,
-/// 156 ms fed).
+/// 156 ms fed). A PCRE2 match error there leaves the file to the usual
+/// search, which reports it.
 fn found_early(data: &[u8], plan: &Plan, wanted: u64) -> bool {
     let probe = &data[..prev_line_start(data, EARLY_PROBE.min(data.len()))];
-    let mut n = 0;
-    for_each_matching_line(probe, &plan.line_matcher(), |_, _| n += 1);
+    let (n, failed) = watched(plan, || {
+        let mut n = 0;
+        for_each_matching_line(probe, &plan.line_matcher(), |_, _| n += 1);
+        n
+    });
+    if let Some(p) = plan.pcre2.as_ref().filter(|_| failed) {
+        p.take_failed();
+        return true;
+    }
     n * EARLY_REACH >= wanted
 }
 
@@ -429,11 +437,8 @@ fn stream<W: WriteColor>(
             Err(h) => Streamed::Partly(0, h),
         };
     }
-    if json::form(cfg) && plan.pcre2.is_none() {
+    if (json::form(cfg) || json::context_form(cfg)) && plan.pcre2.is_none() {
         return json_lines(cfg, plan, hay, map, printer.get_mut());
-    }
-    if json::context_form(cfg) && plan.pcre2.is_none() {
-        return json_context_lines(cfg, plan, hay, map, printer.get_mut());
     }
     if plain::inverted_form(cfg) {
         return inverted_lines((cfg, plan, hay, map), style, printer.get_mut());
@@ -568,30 +573,13 @@ fn context_lines<W: Write>(
     wtr: &mut W,
 ) -> Streamed {
     let fields = fields(cfg, plan, hay, map, style);
-    let writer = context::Plain {
+    let writer = plain::Plain {
         context_prefix: plain::styled_path_prefix(cfg, &hay.path, fields.style, b'-'),
         fields,
     };
     let heading = plain::heading(cfg, &hay.path, writer.fields.style);
     let context = with_context(cfg, plan, cfg.context_separator.as_deref(), writer);
     streamed_lines((plan, hay, map), (true, &heading), context, wtr)
-}
-
-/// `--json` with context lines: [`json_lines`]' messages, `context` ones
-/// among them ([`context_lines`]' lines).
-fn json_context_lines<W: Write>(
-    cfg: &Config,
-    plan: &Plan,
-    hay: &Haystack,
-    map: &GuardedMap,
-    wtr: &mut W,
-) -> Streamed {
-    let started = std::time::Instant::now();
-    let messages = json::Messages::new(&hay.path, map, plan.search_matcher(), cfg.line_number);
-    let begin = messages.begin();
-    let context = with_context(cfg, plan, None, &messages);
-    let found = lines(plan, hay, map, true, &begin, context, wtr);
-    json_end(found, &messages, started, wtr)
 }
 
 /// The format of a segment's lines with their context lines, written by
@@ -616,8 +604,10 @@ fn with_context<'a, W: context::LineWriter + Sync + 'a>(
     }
 }
 
-/// `--json`'s `match` messages (see `output::json`), framed by its
-/// `begin` and `end` messages, with the statistics its printer keeps.
+/// `--json`'s `match` messages (see `output::json`), with `context` ones
+/// among them where context lines are asked for ([`context_lines`]'
+/// lines), framed by its `begin` and `end` messages, with the statistics
+/// its printer keeps.
 fn json_lines<W: Write>(
     cfg: &Config,
     plan: &Plan,
@@ -628,23 +618,17 @@ fn json_lines<W: Write>(
     let started = std::time::Instant::now();
     let messages = json::Messages::new(&hay.path, map, plan.search_matcher(), cfg.line_number);
     let begin = messages.begin();
-    let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
-        messages
-            .matches(at, found, first, out)
-            .map_or(Err(Handover::Printer), |_| Ok(0))
+    let found = if json::context_form(cfg) {
+        let context = with_context(cfg, plan, None, &messages);
+        lines(plan, hay, map, true, &begin, context, wtr)
+    } else {
+        let format = |_: &[u8], at: usize, found: &[Numbered], first: u64, out: &mut Vec<u8>| {
+            messages
+                .matches(at, found, first, out)
+                .map_or(Err(Handover::Printer), |_| Ok(0))
+        };
+        lines(plan, hay, map, cfg.line_number, &begin, format, wtr)
     };
-    let found = lines(plan, hay, map, cfg.line_number, &begin, format, wtr);
-    json_end(found, &messages, started, wtr)
-}
-
-/// What [`stream`] answers for `--json`'s [`lines`]: the `end` message
-/// written after them, the statistics with the result.
-fn json_end<M: grep_matcher::Matcher, W: Write>(
-    found: Result<u64, Stop>,
-    messages: &json::Messages<'_, M>,
-    started: std::time::Instant,
-    wtr: &mut W,
-) -> Streamed {
     streamed(found, |written| {
         let (stats, end) = messages.end(started.elapsed(), written);
         wtr.write_all(&end)?;

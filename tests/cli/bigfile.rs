@@ -241,6 +241,44 @@ fn first_lines_only_equal_the_searcher() {
     }
 }
 
+/// `-m`, `-l` and `-q` with PCRE2 failing on a line, within the first
+/// 32 KiB (the probe of `bigfile::found_early` meets it: the usual search
+/// reports it) or past them (every core searches, then the searcher meets
+/// it): ripgrep's answer and error either way.
+#[test]
+fn first_lines_only_meet_a_pcre2_match_error() {
+    let dir = Dir::new("bigfile_first_lines_pcre2", Engine::Cpu);
+    let body = text(6000);
+    for at in [1_000, 150_000] {
+        let cut = body[at..].iter().position(|&b| b == b'\n').unwrap() + at + 1;
+        let mut data = body[..cut].to_vec();
+        // Backtracking on this line exceeds PCRE2's match limit.
+        data.extend_from_slice(&[b'a'; 3_000]);
+        data.push(b'\n');
+        data.extend_from_slice(&body[cut..]);
+        dir.create_bytes("big.txt", &data);
+        let pattern = "(?:a|aa)*b|struct s5\\d{3} ";
+        let cases: &[&[&str]] = &[&["-m", "3", "-n"], &["-l"], &["-q"], &["-m", "2", "-c"]];
+        for form in cases {
+            let args: Vec<&str> = [form, &["-P", pattern, "big.txt"][..]].concat();
+            let want = output(&dir, None, REFERENCE, &args);
+            if let Some(rg) = std::env::var("GSEARCH_TEST_RG").ok().as_deref() {
+                let got = output(&dir, Some(rg), &[], &args);
+                assert_eq!(got.stdout, want.stdout, "{args:?}");
+                assert_eq!(got.status.code(), want.status.code(), "{args:?}");
+            }
+            for seg in ["1", "4096"] {
+                let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1"), ("GSEARCH_SEGMENT", seg)];
+                let got = output(&dir, None, &env, &args);
+                let what = format!("{args:?} at {at}, segment {seg}");
+                crate::util::assert_eq_nice(&want.stdout, &got.stdout, &what);
+                assert_eq!(want.stderr, got.stderr, "{what}");
+                assert_eq!(want.status.code(), got.status.code(), "{what}");
+            }
+        }
+    }
+}
+
 /// `--json` over lines that its printer writes as escaped text, as base64
 /// (not UTF-8) or with carriage returns, and a file of one line without a
 /// terminator, whose empty match at the end is dropped.
@@ -362,7 +400,7 @@ fn context_equals_the_searcher() {
         &["-n", "-A1", "-B4", "^z"],
         &["-C40", "-n", "struct s1\\d\\d "],
         &["-n", "-A200", "struct s4\\d\\d "],
-        // Past `plain::CONTEXT_MAX`: ripgrep's printer.
+        // Past `context::CONTEXT_MAX`: ripgrep's printer.
         &["-n", "-B201", "struct s4\\d\\d "],
         &["-C1", "x*"],
         &["-C2", "absent"],
