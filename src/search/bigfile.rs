@@ -888,18 +888,38 @@ impl<W: Write> Write for Skip<'_, W> {
     }
 }
 
-impl<W: Write> WriteColor for Skip<'_, W> {
-    /// Only uncolored output is streamed, so only it is ever skipped.
+/// Colors are escape sequences among the bytes skipped, as the streamed
+/// output wrote them (`output::style`, through termcolor's `Ansi`): each
+/// is written as those bytes, so that the count skips them too (a
+/// colored line lost its colors after the handover, and the skip then
+/// ended past the lines already out).
+impl<W: WriteColor> WriteColor for Skip<'_, W> {
     fn supports_color(&self) -> bool {
-        false
+        self.inner.supports_color()
     }
 
-    fn set_color(&mut self, _: &termcolor::ColorSpec) -> io::Result<()> {
-        Ok(())
+    fn set_color(&mut self, spec: &termcolor::ColorSpec) -> io::Result<()> {
+        self.escape(|a| a.set_color(spec))
     }
 
     fn reset(&mut self) -> io::Result<()> {
-        Ok(())
+        self.escape(termcolor::WriteColor::reset)
+    }
+}
+
+impl<W: WriteColor> Skip<'_, W> {
+    /// Writes what `f` writes through termcolor's `Ansi`, where the
+    /// output takes colors.
+    fn escape(
+        &mut self,
+        f: impl FnOnce(&mut termcolor::Ansi<Vec<u8>>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if !self.inner.supports_color() {
+            return Ok(());
+        }
+        let mut ansi = termcolor::Ansi::new(Vec::new());
+        f(&mut ansi)?;
+        self.write_all(&ansi.into_inner())
     }
 }
 

@@ -562,6 +562,17 @@ fn pcre2_lines_equal_the_searcher() {
             &["-P", "-n", "-w", "-C1", "needle(?=d)"],
             &["-P", "-v", "-c", "z(?=z)"],
             &["-P", "-n", "--column", "-r", "<$1>", r"(e)(?=\s)"],
+            // Colors, `-o`, columns, `--json` and context: the matches in
+            // a line found with the lines before it in view, as ripgrep's
+            // printer finds them in the map.
+            &["-P", "--color=always", "-n", "(?<=the )needle"],
+            &["-P", "-o", "-b", r"(?<=\s)needle\w*"],
+            &["-P", "-o", r"(?<=\n)\w+|needle"],
+            &["-P", "--column", "--color=always", r"(?<=\n)\w|needles"],
+            &["-P", "--json", "(?<=the )needle"],
+            &["-P", "--json", "-C1", "needle(?=d)"],
+            &["-P", "-n", "-C2", r"(\w)\1"],
+            &["-P", "-n", "-B1", "--color=always", r"(?<![a-z])needle"],
         ],
     );
     // The split path ran (it hands a file back to the searcher, the
@@ -681,6 +692,13 @@ fn a_nul_anywhere_gives_ripgreps_answer() {
                 &["-A3", "struct"],
                 &["-B2", "-n", "struct"],
                 &["--json", "needle"],
+                &["--json", "-C1", "needle"],
+                // Colors before the handover count in the bytes it skips
+                // (`Skip`); after it, ripgrep's printer colors the lines.
+                &["--color=always", "-n", "needle"],
+                &["--color=always", "-v", "-n", "here"],
+                &["--color=always", "-C1", "-b", "e"],
+                &["--color=always", "-c", "-H", "needle"],
             ],
         );
     }
