@@ -9,9 +9,9 @@
 //! match messages, with their context messages (`output::json`), are written here: segments are claimed
 //! in file order, and their lines are formatted by the threads that
 //! searched them and written as soon as they and all before them are done
-//! (`pipeline::segments`), a heading first. The others (`-m`, PCRE2's
-//! colors...; `-q`, `-l` and `-L`, unless the file's start holds enough
-//! matching lines: [`found_early`]) are
+//! (`pipeline::segments`), a heading first. The others (`-m`, `--json
+//! -r`, `--trim`...; `-q`, `-l` and `-L`, unless the file's start holds
+//! enough matching lines: [`found_early`]) are
 //! printed by ripgrep's searcher on this thread while the other
 //! threads find the segments' matching lines: it jumps from one matching
 //! line to the next as they arrive ([`FedMatcher`]). Either way the first
@@ -26,7 +26,9 @@
 //! Matches never span a line terminator, so cutting at line starts changes
 //! nothing: `^`, `$` and `\b` see a line start where a segment starts.
 //! PCRE2 (`-P`) decides each line alone, as ripgrep's searcher decides it
-//! (`matcher::pcre2_lines`). A PCRE2 match error hands the file to the
+//! (`matcher::pcre2_lines`); the matches in a line (colors, `-o`,
+//! `--json`) are found with the map before it in view, as ripgrep's
+//! printer finds them in the map (`output::matches`). A PCRE2 match error hands the file to the
 //! usual search, which reports it, from the segment where it occurred:
 //! the output written before it stands, and the search drops the same
 //! bytes of its own output; in the printed forms, ripgrep's searcher
@@ -437,16 +439,16 @@ fn stream<W: WriteColor>(
             Err(h) => Streamed::Partly(0, h),
         };
     }
-    if (json::form(cfg) || json::context_form(cfg)) && plan.pcre2.is_none() {
+    if json::form(cfg) || json::context_form(cfg) {
         return json_lines(cfg, plan, hay, map, printer.get_mut());
     }
     if plain::inverted_form(cfg) {
         return inverted_lines((cfg, plan, hay, map), style, printer.get_mut());
     }
-    if plain::fields_form(cfg) && plan.pcre2.is_none() {
+    if plain::fields_form(cfg) {
         return fields_lines((cfg, plan, hay, map), style, printer.get_mut());
     }
-    if plain::context_form(cfg) && plan.pcre2.is_none() {
+    if plain::context_form(cfg) {
         return context_lines((cfg, plan, hay, map), style, printer.get_mut());
     }
     if !plain::lines_form(cfg) {
