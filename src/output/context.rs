@@ -26,6 +26,12 @@ use crate::pipeline::lines::{
 /// is printed (200 lines of 80 bytes: 6% of a 256 KiB segment).
 pub const CONTEXT_MAX: usize = 200;
 
+/// Whether context lines are asked for (`-B before`, `-A after`) and the
+/// segments write them: at most [`CONTEXT_MAX`] each side.
+pub fn streams(before: usize, after: usize) -> bool {
+    (before > 0 || after > 0) && before.max(after) <= CONTEXT_MAX
+}
+
 /// What writes a segment's printed lines; `None` where ripgrep's printer
 /// is to write the segment (the matcher failed).
 pub trait LineWriter {

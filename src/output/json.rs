@@ -29,7 +29,7 @@ use grep_printer::Stats;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 
 use crate::cli::config::{Config, OutputMode};
-use crate::output::context::{CONTEXT_MAX, LineWriter};
+use crate::output::context::{self, LineWriter};
 use crate::output::matches::{MatcherFailed, line_matches, replace_in_line};
 use crate::pipeline::lines::Numbered;
 
@@ -43,22 +43,20 @@ pub fn sink_form(cfg: &Config) -> bool {
 /// ([`Messages`]): [`sink_form`] with `match` messages alone (no context,
 /// `--passthru`, `-v` or `-m`) and no replacements.
 pub fn form(cfg: &Config) -> bool {
-    sink_form(cfg)
-        && cfg.replace.is_none()
-        && cfg.before == 0
-        && cfg.after == 0
-        && !cfg.out.passthru
-        && !cfg.invert
-        && cfg.max_count.is_none()
+    messages_form(cfg) && cfg.before == 0 && cfg.after == 0
 }
 
 /// Whether one big file's `--json` with context lines (`-A`, `-B`, `-C`,
-/// at most [`CONTEXT_MAX`] each) is written by every core: [`form`]
+/// at most [`context::CONTEXT_MAX`] each) is written by every core: [`form`]
 /// with `context` messages too (`output::context`).
 pub fn context_form(cfg: &Config) -> bool {
-    let context = (cfg.before > 0 || cfg.after > 0) && cfg.before.max(cfg.after) <= CONTEXT_MAX;
-    context
-        && sink_form(cfg)
+    messages_form(cfg) && context::streams(cfg.before, cfg.after)
+}
+
+/// [`sink_form`] without what only the sink writes: replacements,
+/// `--passthru`, `-v`, `-m`.
+fn messages_form(cfg: &Config) -> bool {
+    sink_form(cfg)
         && cfg.replace.is_none()
         && !cfg.out.passthru
         && !cfg.invert
@@ -178,12 +176,7 @@ impl<M: Matcher> LineWriter for &Messages<'_, M> {
     }
 
     fn matched(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
-        let at = Numbered {
-            start: line.start,
-            end: line.end,
-            line: 0,
-        };
-        self.matches(0, &[at], n, out).ok()
+        self.matches(0, &[Numbered::alone(line)], n, out).ok()
     }
 
     fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {

@@ -23,7 +23,7 @@ use crate::cli::config::{Config, OutputMode};
 use crate::matcher::line::LineMatcher;
 use crate::matcher::lines::line_is_match;
 use crate::matcher::plan::Plan;
-use crate::output::context::{CONTEXT_MAX, LineWriter};
+use crate::output::context::{self, LineWriter};
 use crate::output::matches::{self, MatcherFailed};
 use crate::output::style::{Number, Style};
 use crate::pipeline::lines::{Numbered, line_end};
@@ -57,12 +57,11 @@ pub fn fields_form(cfg: &Config) -> bool {
 }
 
 /// Whether the output asked for is matching lines with context lines
-/// (`-A`, `-B`, `-C`, at most [`CONTEXT_MAX`] each), numbered or not, in
+/// (`-A`, `-B`, `-C`, at most [`context::CONTEXT_MAX`] each), numbered or not, in
 /// color or not, and nothing else [`fields`] adds: what `search::bigfile`
 /// streams through `output::context`.
 pub fn context_form(cfg: &Config) -> bool {
-    (cfg.before > 0 || cfg.after > 0)
-        && cfg.before.max(cfg.after) <= CONTEXT_MAX
+    context::streams(cfg.before, cfg.after)
         && printable(cfg)
         && !cfg.invert
         && !fields(cfg)
@@ -1065,12 +1064,7 @@ impl<M: Matcher> LineWriter for Plain<'_, M> {
     }
 
     fn matched(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {
-        let at = Numbered {
-            start: line.start,
-            end: line.end,
-            line: 0,
-        };
-        self.fields.write(0, &[at], n, out).ok()
+        self.fields.write(0, &[Numbered::alone(line)], n, out).ok()
     }
 
     fn context(&self, n: u64, line: Range<usize>, out: &mut Vec<u8>) -> Option<()> {

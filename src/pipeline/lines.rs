@@ -267,6 +267,17 @@ pub struct Numbered {
     pub line: u64,
 }
 
+impl Numbered {
+    /// The line `data[range]` alone, the first of its own (numbered 0).
+    pub fn alone(range: std::ops::Range<usize>) -> Numbered {
+        Numbered {
+            start: range.start,
+            end: range.end,
+            line: 0,
+        }
+    }
+}
+
 /// Appends the lines of `lines` (which begins at a line start) that
 /// `matcher` matches to `found`, each moved by `at` and, with `numbers`,
 /// with the count of line terminators before it plus `before` (else 0):

@@ -125,11 +125,7 @@ pub enum Opening {
 
 /// [`engines`], opened at once or (see [`Opening`]) once weighed.
 pub fn open(cfg: &Config, literals: Option<&LiteralSet>) -> Opening {
-    let weigh = match literals {
-        Some(set) => weighed(cfg, set.patterns.len()),
-        None => dfa_weighed(cfg),
-    };
-    match weigh {
+    match weighed(cfg, literals) {
         true => Opening::Weighed,
         false => Opening::Now(engines(cfg, literals)),
     }
@@ -141,25 +137,19 @@ pub fn open(cfg: &Config, literals: Option<&LiteralSet>) -> Opening {
 /// missing if it is). Only big sets were weighed once: one dense literal
 /// over several files went to the device, which returns every occurrence
 /// (H200 machine, `-c e` over 1.26 GB and 5 MB: 3.7-5.1 s against the
-/// CPU's 66 ms; ripgrep 2.1 s).
-fn weighed(cfg: &Config, literals: usize) -> bool {
-    is_auto(cfg)
-        && (literals >= crate::engine::hashed::HASHED_MIN_PATTERNS || !device_named(cfg))
-        && !cfg.needs_cpu_searcher()
-        && auto_may_start_device(cfg)
-}
-
-/// `auto` on big explicit files with regexes the DFA engine may take
-/// ([`dfa_engine`]), no device named: weighed as literal sets are. Opened
-/// unweighed, it took 1.5-2.5x the CPU's time (H200 machine, 16 cores,
-/// three regexes without a literal over 1.26 GB and 5 MB: 0.48-0.71 s
-/// against 0.23-0.33 s; ripgrep 3.1-4.4 s).
-fn dfa_weighed(cfg: &Config) -> bool {
-    is_auto(cfg)
-        && !device_named(cfg)
-        && cfg.patterns.len() <= AUTO_MAX_DFA_PATTERNS
-        && !cfg.needs_cpu_searcher()
-        && auto_may_start_device(cfg)
+/// CPU's 66 ms; ripgrep 2.1 s). Or with regexes the DFA engine may take
+/// ([`dfa_engine`]), no device named: opened unweighed, it took 1.5-2.5x
+/// the CPU's time (H200 machine, 16 cores, three regexes without a
+/// literal over 1.26 GB and 5 MB: 0.48-0.71 s against 0.23-0.33 s;
+/// ripgrep 3.1-4.4 s).
+fn weighed(cfg: &Config, literals: Option<&LiteralSet>) -> bool {
+    let set = match literals {
+        Some(set) => {
+            set.patterns.len() >= crate::engine::hashed::HASHED_MIN_PATTERNS || !device_named(cfg)
+        }
+        None => !device_named(cfg) && cfg.patterns.len() <= AUTO_MAX_DFA_PATTERNS,
+    };
+    set && is_auto(cfg) && !cfg.needs_cpu_searcher() && auto_may_start_device(cfg)
 }
 
 /// Whether `auto` chooses the engine.
