@@ -63,6 +63,7 @@ use crate::pipeline::lines::{
 use crate::pipeline::literal::Literal;
 use crate::pipeline::readahead::ReadAhead;
 use crate::pipeline::segments;
+use crate::search::haystack::{opens_mid_char, reader_options_differ};
 use crate::sys::guard::{GuardedMap, RELEASE_STEP, Releaser};
 use crate::walk::Haystack;
 
@@ -95,12 +96,18 @@ pub fn min_bytes(plan: &Plan) -> u64 {
 
 /// Searches `hay` with every core when it is a big regular file and the
 /// output needs the whole file; `None` means "search it the usual way".
+/// A file that ripgrep reads rather than maps (one a walk finds, or one
+/// of more than ten paths) is split too where its reads answer as its map
+/// does ([`reads_as_mapped`]); `rewinds` says the caller drops what was
+/// written for the file when `None` comes back (a walker thread's buffer),
+/// so the search may find that out as it goes.
 pub fn search<W: WriteColor>(
     cfg: &Config,
     searcher: &mut Searcher,
     printer: &mut Printer<W>,
     plan: &Plan,
     hay: &Haystack,
+    rewinds: bool,
 ) -> Option<io::Result<SearchResult>> {
     let threads = crate::sys::cores();
     // The map decides first: a tree is searched without maps, and its
@@ -108,32 +115,26 @@ pub fn search<W: WriteColor>(
     if hay.stdin
         || threads < 2
         || (cfg.invert && !plain::count_form(cfg) && !plain::inverted_form(cfg))
-        || !cfg.use_mmap
+        || cfg.no_mmap
+        || !cfg.use_mmap && reader_options_differ(cfg)
         || cfg.input.needs_searcher()
         || cfg.out.searcher_flags()
     {
         return None;
     }
-    let meta = std::fs::metadata(&hay.path).ok()?;
-    let min = if let Some(n) = crate::sys::env_count("GSEARCH_BIGFILE_MIN_BYTES") {
-        // Tests: small files through this path (and a huge value keeps
-        // every file on ripgrep's searcher, their reference).
-        n as u64
-    } else {
-        min_bytes(plan)
-    };
-    if !meta.is_file() || meta.len() < min {
+    let map = big_map(plan, hay)?;
+    if wanted(cfg).is_some_and(|n| found_early(&map, plan, n)) {
         return None;
     }
-    let file = std::fs::File::open(&hay.path).ok()?;
-    // Mapped under the SIGBUS guard: a file that shrinks now is reported.
-    let map = GuardedMap::map(&file).ok().flatten()?;
-    crate::sys::trace::mark("big file mapped");
-    if wanted(cfg).is_some_and(|n| found_early(&map, plan, n)) {
+    // A file ripgrep reads: scanned now, or where the stream meets every
+    // NUL itself, only when it hands the file over.
+    let later = !cfg.use_mmap && checks_as_it_goes(cfg, hay, rewinds);
+    if !cfg.use_mmap && !later && !reads_as_mapped(cfg, &map, threads) {
         return None;
     }
     let started = std::time::Instant::now();
     let result = match stream(cfg, plan, hay, &map, printer) {
+        Streamed::Partly(..) if later && !reads_as_mapped(cfg, &map, threads) => return None,
         Streamed::Done(r) => r,
         Streamed::Usual => return None,
         // (`-v`'s lines: FedMatcher feeds matching lines to the printed
@@ -155,6 +156,58 @@ pub fn search<W: WriteColor>(
         return Some(Err(crate::sys::guard::shrank_error()));
     }
     Some(result.map(|r| r.searched_for(started.elapsed())))
+}
+
+/// The map of `hay` when it is a regular file big enough to split.
+fn big_map(plan: &Plan, hay: &Haystack) -> Option<GuardedMap> {
+    let meta = std::fs::metadata(&hay.path).ok()?;
+    let min = if let Some(n) = crate::sys::env_count("GSEARCH_BIGFILE_MIN_BYTES") {
+        // Tests: small files through this path (and a huge value keeps
+        // every file on ripgrep's searcher, their reference).
+        n as u64
+    } else {
+        min_bytes(plan)
+    };
+    if !meta.is_file() || meta.len() < min {
+        return None;
+    }
+    let file = std::fs::File::open(&hay.path).ok()?;
+    // Mapped under the SIGBUS guard: a file that shrinks now is reported.
+    let map = GuardedMap::map(&file).ok().flatten()?;
+    crate::sys::trace::mark("big file mapped");
+    Some(map)
+}
+
+/// Whether the stream of a file ripgrep reads meets every NUL in it, so
+/// that [`reads_as_mapped`] is asked only when it hands the file over: a
+/// count looks at every block and writes its line at the end; the lines
+/// of a file a walk found are looked at whole, and what they wrote is
+/// dropped (`rewinds`). Not where a line's answer depends on the line
+/// before it (`Config::line_context`), which only the scan looks at.
+fn checks_as_it_goes(cfg: &Config, hay: &Haystack, rewinds: bool) -> bool {
+    !cfg.line_context && (plain::count_form(cfg) || rewinds && !hay.explicit)
+}
+
+/// Whether ripgrep's reads of a file it does not map (one a walk finds, or
+/// one of more than ten paths) answer as a search of its map does: no NUL
+/// anywhere (a read quits or converts at the buffer holding one, a map's
+/// search looks at its first 64 KiB and the lines it prints), and nothing
+/// else `haystack::reader_differs` names (the options were asked before).
+/// Scanned by every core, ended by the first NUL.
+fn reads_as_mapped(cfg: &Config, data: &[u8], threads: usize) -> bool {
+    let differs = AtomicBool::new(false);
+    segments::each(data, threads, segments::max(false), |seg| {
+        if differs.load(Ordering::Relaxed) {
+            return;
+        }
+        let bytes = &data[seg.start..seg.end];
+        if memchr::memchr(0, bytes).is_some()
+            || cfg.line_context && opens_mid_char(data, seg.start..seg.end)
+        {
+            differs.store(true, Ordering::Relaxed);
+        }
+    });
+    !differs.into_inner()
 }
 
 /// How many matching lines end the search when the output needs only the

@@ -62,20 +62,26 @@ fn widened_to(cfg: &Config, plan: &Plan, cores: usize) -> Option<usize> {
 }
 
 /// One file: split over every core when it is big (`search::bigfile`),
-/// else searched the usual way; and whether it was split.
+/// else searched the usual way; and whether it was split. `rewind` drops
+/// what the split search wrote before it gave the file up (a walker
+/// thread's buffer; without it, the split search writes nothing it may
+/// have to take back).
 fn search_file<W: termcolor::WriteColor>(
     cfg: &Config,
     plan: &Plan,
     (searcher, printer): (&mut Searcher, &mut Printer<W>),
     hay: &walk::Haystack,
+    rewind: Option<fn(&mut W)>,
 ) -> (io::Result<SearchResult>, bool) {
-    match crate::search::bigfile::search(cfg, searcher, printer, plan, hay) {
-        Some(r) => (r, true),
-        None => (
-            search_haystack(cfg, searcher, printer, plan.search_matcher(), hay),
-            false,
-        ),
+    let rewinds = rewind.is_some();
+    if let Some(r) = crate::search::bigfile::search(cfg, searcher, printer, plan, hay, rewinds) {
+        return (r, true);
     }
+    if let Some(rewind) = rewind {
+        rewind(printer.get_mut());
+    }
+    let matcher = plan.search_matcher();
+    (search_haystack(cfg, searcher, printer, matcher, hay), false)
 }
 
 fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Result<bool> {
@@ -87,7 +93,7 @@ fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Res
     let mut split_files = 0usize;
     for hay in walk::sequential(cfg)? {
         searched = true;
-        let (result, split) = search_file(cfg, plan, (&mut searcher, &mut printer), &hay);
+        let (result, split) = search_file(cfg, plan, (&mut searcher, &mut printer), &hay, None);
         split_files += usize::from(split);
         let result = match result {
             Ok(r) => r,
@@ -137,9 +143,11 @@ fn search_parallel(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Resul
             crate::sys::fdtable::own_table();
             searched.store(true, Ordering::SeqCst);
             printer.get_mut().clear();
-            // A big file given by name (mapped): every core on it, its
-            // output gathered in this thread's buffer like any other's.
-            let (result, split) = search_file(cfg, plan, (&mut searcher, &mut printer), &hay);
+            // A big file: every core on it, its output gathered in this
+            // thread's buffer like any other's.
+            let clear = Some(termcolor::Buffer::clear as fn(&mut termcolor::Buffer));
+            let (result, split) =
+                search_file(cfg, plan, (&mut searcher, &mut printer), &hay, clear);
             split_files.fetch_add(usize::from(split), Ordering::Relaxed);
             let result = match result {
                 Ok(r) => r,

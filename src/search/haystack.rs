@@ -132,20 +132,28 @@ fn search_read<M: Matcher, W: WriteColor>(
 /// bytes searched that `--json` and `--stats` report, where `-m` stops
 /// before after-context lines.
 pub fn reader_differs(cfg: &Config, bytes: &[u8]) -> bool {
-    // ASCII text (most files) has no such line, and `is_ascii` looks at
-    // a word at a time where the scan stops at every line.
-    let opens_mid_char = || {
-        !bytes.is_ascii()
-            && memchr::memchr_iter(b'\n', bytes)
-                .any(|i| crate::matcher::lines::reads_before(bytes, i + 1))
-    };
+    reader_options_differ(cfg) || cfg.line_context && opens_mid_char(bytes, 0..bytes.len())
+}
+
+/// The part of [`reader_differs`] that the options decide alone.
+pub fn reader_options_differ(cfg: &Config) -> bool {
     // (After `-m`'s last match, a read counts the after-context lines it
     // went on to in the bytes searched, which `--json` and `--stats` show.)
     let shows_bytes = cfg.stats || cfg.mode == crate::cli::config::OutputMode::Json;
     cfg.out.pcre2
         || cfg.invert && (cfg.max_count.is_some() || cfg.out.stop_on_nonmatch)
         || cfg.max_count.is_some() && cfg.after > 0 && shows_bytes
-        || cfg.line_context && opens_mid_char()
+}
+
+/// Whether a line starting in `data[range]` (after a `\n` in it) opens
+/// with a UTF-8 continuation byte (`matcher::lines::reads_before`).
+pub fn opens_mid_char(data: &[u8], range: std::ops::Range<usize>) -> bool {
+    // ASCII text (most files) has no such line, and `is_ascii` looks at
+    // a word at a time where the scan stops at every line.
+    let bytes = &data[range.clone()];
+    !bytes.is_ascii()
+        && memchr::memchr_iter(b'\n', bytes)
+            .any(|i| crate::matcher::lines::reads_before(data, range.start + i + 1))
 }
 
 /// The first read of a file whose name says it is binary ([`named_binary`]):

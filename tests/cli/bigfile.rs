@@ -851,3 +851,97 @@ fn one_thread_given_keeps_the_file_whole() {
         assert!(mapped(&split), "{}", String::from_utf8_lossy(&split.stderr));
     }
 }
+
+/// Big files a walk finds, which ripgrep reads rather than maps: split
+/// over the cores where the reads answer as the map does, and searched the
+/// usual way where they may not: a NUL anywhere (a read quits at the
+/// buffer that holds it; a NUL in a matching line, in another line, in the
+/// first bytes), a line opening with continuation bytes under `-w`. In a
+/// parallel walk (each file's output in its thread's buffer, dropped when
+/// the split search meets a NUL; lines compared sorted), with `--sort path`
+/// (one walker thread writing to stdout: the file is scanned before its
+/// first line is written), and more than ten files given by name.
+#[test]
+fn files_a_walk_finds_answer_as_ripgrep_reads_them() {
+    let dir = Dir::new("bigfile_walked", Engine::Cpu);
+    let body = text(4000);
+    let cut = body[150_000..].iter().position(|&b| b == b'\n').unwrap() + 150_001;
+    let with = |insert: &[u8], at: usize| [&body[..at], insert, &body[at..]].concat();
+    dir.create_bytes("t/clean.txt", &body);
+    dir.create_bytes("t/late-match.txt", &with(b"a needle \x00 here\n", cut));
+    dir.create_bytes("t/late-plain.txt", &with(b"nothing \x00 here\n", cut));
+    dir.create_bytes("t/early.txt", &with(b"needle \x00\n", 0));
+    dir.create_bytes(
+        "t/mid.txt",
+        &b"xyz qq\n\xa5a$\nxyz qq\nzz b\nq\xc3\nxyz\n".repeat(50),
+    );
+    // Reads that begin a buffer at such a line answer differently here.
+    dir.create_bytes("t/mid-read.txt", &b"q\xc3\n\xa5a$\n".repeat(30_000));
+    dir.create_bytes("t/small.txt", b"a needle\n");
+    let cases: &[&[&str]] = &[
+        &["-n", "needle"],
+        &["-c", "needle"],
+        &["--count-matches", "e"],
+        &["needle"],
+        &["-v", "-n", "here"],
+        &["-o", "-b", "needle"],
+        &["-C1", "e"],
+        &["--json", "needle"],
+        &["--color=always", "-n", "needle"],
+        &["-l", "needle"],
+        &["-m2", "-n", "needle"],
+        &["-w", "-n", "(?i)[ab]"],
+        &["-w", "-c", "(?i)[ab]"],
+    ];
+    let files: Vec<String> = (0..11).map(|i| format!("n/f{i}.txt")).collect();
+    for (i, f) in files.iter().enumerate() {
+        match i {
+            3 => dir.create_bytes(f, &with(b"needle \x00\n", cut)),
+            _ => dir.create_bytes(f, &body),
+        }
+    }
+    let named: Vec<&str> = files.iter().map(String::as_str).collect();
+    let sorted = |out: Vec<u8>| crate::util::sort_lines(&String::from_utf8_lossy(&out));
+    let rg = std::env::var("GSEARCH_TEST_RG").ok();
+    for args in cases {
+        for (walk, paths) in [
+            (&[][..], &["t"][..]),
+            (&["--sort", "path"], &["t"]),
+            (&[], &named),
+        ] {
+            let args = [walk, args, paths].concat();
+            let want = run_masked(&dir, None, REFERENCE, &args);
+            if let Some(rg) = rg.as_deref() {
+                let theirs = run_masked(&dir, Some(rg), &[], &args);
+                assert_eq!(
+                    sorted(theirs.0),
+                    sorted(want.0.clone()),
+                    "ripgrep: {args:?}"
+                );
+            }
+            for seg in ["97", "100000"] {
+                let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1"), ("GSEARCH_SEGMENT", seg)];
+                let got = run_masked(&dir, None, &env, &args);
+                match walk.is_empty() {
+                    true => assert_eq!(sorted(want.0.clone()), sorted(got.0), "{args:?} {seg}"),
+                    false => crate::util::assert_eq_nice(&want.0, &got.0, &format!("{args:?}")),
+                }
+                assert_eq!(want.1, got.1, "{args:?} segment {seg}: exit");
+            }
+        }
+    }
+    // The files that read as mapped were split; none with --no-mmap.
+    let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1")];
+    let stats = |extra: &[&str]| {
+        let args = [&["--stats", "-c", "needle"][..], extra, &["t"]].concat();
+        String::from_utf8(run(&dir, None, &env, &args).0).unwrap()
+    };
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        assert!(stats(&[]).contains("4 big files"), "{}", stats(&[]));
+    }
+    assert!(
+        !stats(&["--no-mmap"]).contains("big file"),
+        "{}",
+        stats(&["--no-mmap"])
+    );
+}
