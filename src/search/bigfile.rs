@@ -100,7 +100,9 @@ pub fn min_bytes(plan: &Plan) -> u64 {
 /// of more than ten paths) is split too where its reads answer as its map
 /// does ([`reads_as_mapped`]); `rewinds` says the caller drops what was
 /// written for the file when `None` comes back (a walker thread's buffer),
-/// so the search may find that out as it goes.
+/// so the search may find that out as it goes. Not for `-m`, `-q`, `-l`
+/// and `-L` there: they stop early, and whether ripgrep's reads would
+/// have met a NUL by then depends on where their buffers end.
 pub fn search<W: WriteColor>(
     cfg: &Config,
     searcher: &mut Searcher,
@@ -116,13 +118,17 @@ pub fn search<W: WriteColor>(
         || threads < 2
         || (cfg.invert && !plain::count_form(cfg) && !plain::inverted_form(cfg))
         || cfg.no_mmap
-        || !cfg.use_mmap && reader_options_differ(cfg)
+        || !cfg.use_mmap && (reader_options_differ(cfg) || wanted(cfg).is_some())
         || cfg.input.needs_searcher()
         || cfg.out.searcher_flags()
     {
         return None;
     }
     let map = big_map(plan, hay)?;
+    let _splitting = match cfg.use_mmap {
+        true => None,
+        false => Some(ReadSplit::claim()?),
+    };
     if wanted(cfg).is_some_and(|n| found_early(&map, plan, n)) {
         return None;
     }
@@ -158,17 +164,43 @@ pub fn search<W: WriteColor>(
     Some(result.map(|r| r.searched_for(started.elapsed())))
 }
 
+/// Whether a file that ripgrep reads is being split: one at a time, the
+/// others searched whole as before. A walk that finds several big files
+/// keeps the cores busy with them already; splitting each as well (every
+/// walker thread starting a thread per core) made six 40 MB files on 2
+/// cores 5-13% slower than searching them whole; the split is for the big
+/// file among small ones.
+static READ_SPLIT: AtomicBool = AtomicBool::new(false);
+
+/// [`READ_SPLIT`] held until dropped.
+struct ReadSplit;
+
+impl ReadSplit {
+    fn claim() -> Option<ReadSplit> {
+        READ_SPLIT
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| ReadSplit)
+    }
+}
+
+impl Drop for ReadSplit {
+    fn drop(&mut self) {
+        READ_SPLIT.store(false, Ordering::Release);
+    }
+}
+
+/// The size from which a file is split: [`min_bytes`], or
+/// `GSEARCH_BIGFILE_MIN_BYTES` (tests: small files through this path, and
+/// a huge value keeps every file on ripgrep's searcher, their reference).
+pub fn split_from(plan: &Plan) -> u64 {
+    crate::sys::env_count("GSEARCH_BIGFILE_MIN_BYTES").map_or_else(|| min_bytes(plan), |n| n as u64)
+}
+
 /// The map of `hay` when it is a regular file big enough to split.
 fn big_map(plan: &Plan, hay: &Haystack) -> Option<GuardedMap> {
     let meta = std::fs::metadata(&hay.path).ok()?;
-    let min = if let Some(n) = crate::sys::env_count("GSEARCH_BIGFILE_MIN_BYTES") {
-        // Tests: small files through this path (and a huge value keeps
-        // every file on ripgrep's searcher, their reference).
-        n as u64
-    } else {
-        min_bytes(plan)
-    };
-    if !meta.is_file() || meta.len() < min {
+    if !meta.is_file() || meta.len() < split_from(plan) {
         return None;
     }
     let file = std::fs::File::open(&hay.path).ok()?;
@@ -178,14 +210,14 @@ fn big_map(plan: &Plan, hay: &Haystack) -> Option<GuardedMap> {
     Some(map)
 }
 
-/// Whether the stream of a file ripgrep reads meets every NUL in it, so
-/// that [`reads_as_mapped`] is asked only when it hands the file over: a
-/// count looks at every block and writes its line at the end; the lines
-/// of a file a walk found are looked at whole, and what they wrote is
-/// dropped (`rewinds`). Not where a line's answer depends on the line
-/// before it (`Config::line_context`), which only the scan looks at.
+/// Whether the stream of a file ripgrep reads meets all that
+/// [`reads_as_mapped`] looks for (each NUL, each line opening with
+/// continuation bytes under `Config::line_context`), so that the scan is
+/// asked only when it hands the file over: a count looks at every block
+/// and writes its line at the end; the lines of a file a walk found are
+/// looked at whole, and what they wrote is dropped (`rewinds`).
 fn checks_as_it_goes(cfg: &Config, hay: &Haystack, rewinds: bool) -> bool {
-    !cfg.line_context && (plain::count_form(cfg) || rewinds && !hay.explicit)
+    plain::count_form(cfg) || rewinds && !hay.explicit
 }
 
 /// Whether ripgrep's reads of a file it does not map (one a walk finds, or
@@ -716,6 +748,9 @@ fn count<W: Write>(
     let size = crate::sys::env_count("GSEARCH_SEGMENT").unwrap_or(RELEASE_STEP);
     let ahead = ReadAhead::cold(map);
     let literal = plan.single_literal().and_then(Literal::new);
+    // A file ripgrep reads: a line whose reads may answer differently is
+    // handed over as a NUL is (see `reads_as_mapped`).
+    let read = !cfg.use_mmap;
     let parts = segments::each(data, crate::sys::cores(), size, |seg| {
         if let Some(a) = &ahead {
             a.reached(seg.start);
@@ -725,7 +760,8 @@ fn count<W: Write>(
         // memory twice).
         let (mut counts, mut nul) = ((0, 0), false);
         for (a, b) in blocks(data, seg.start, seg.end, BLOCK) {
-            nul |= memchr::memchr(0, &data[a..b]).is_some();
+            nul |= memchr::memchr(0, &data[a..b]).is_some()
+                || read && plan.line_context && opens_mid_char(data, a..b);
             let (l, f) = match &literal {
                 Some(l) => literal_counts(l, &data[a..b], matches, cfg.stats),
                 None => plain::count_segment(data, (a, b), &matcher, matches),
@@ -842,12 +878,14 @@ fn lines<W: Write>(
                 return (0, Ok((seg.start, seg.start, Vec::new())));
             };
             // A file given by name: ripgrep's searcher looks for NULs only
-            // in the lines it prints; else (a file a walk found, searched
-            // with `--mmap`) any NUL hands the search over, as before.
+            // in the lines it prints; else (a file a walk found) any NUL
+            // hands the search over, and so does a line whose reads may
+            // answer differently (see `reads_as_mapped`).
             let nul = if hay.explicit {
                 nul_in_lines(bytes, &found)
             } else {
                 memchr::memchr(0, bytes).is_some()
+                    || plan.line_context && opens_mid_char(data, seg.start..seg.end)
             };
             if nul {
                 return (0, Err(Handover::Printer));

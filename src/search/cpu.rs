@@ -19,7 +19,7 @@ use crate::matcher::searcher::searcher;
 use crate::output::printer::{Printer, SearchResult};
 use crate::output::stats::{finish, keeps_stats};
 use crate::output::writer::{buffer_writer, stdout};
-use crate::search::haystack::search_haystack;
+use crate::search::haystack::{search_haystack, search_haystack_or};
 use crate::walk;
 
 /// Searches everything with the CPU engine. Returns whether any match was
@@ -62,10 +62,11 @@ fn widened_to(cfg: &Config, plan: &Plan, cores: usize) -> Option<usize> {
 }
 
 /// One file: split over every core when it is big (`search::bigfile`),
-/// else searched the usual way; and whether it was split. `rewind` drops
-/// what the split search wrote before it gave the file up (a walker
-/// thread's buffer; without it, the split search writes nothing it may
-/// have to take back).
+/// else searched the usual way; and whether it was split. A file that is
+/// read, not mapped, is offered once its first read shows it bigger;
+/// `rewind` drops what the split search wrote before it gave the file up
+/// (a walker thread's buffer; without it, the split search writes nothing
+/// it may have to take back).
 fn search_file<W: termcolor::WriteColor>(
     cfg: &Config,
     plan: &Plan,
@@ -73,15 +74,34 @@ fn search_file<W: termcolor::WriteColor>(
     hay: &walk::Haystack,
     rewind: Option<fn(&mut W)>,
 ) -> (io::Result<SearchResult>, bool) {
-    let rewinds = rewind.is_some();
-    if let Some(r) = crate::search::bigfile::search(cfg, searcher, printer, plan, hay, rewinds) {
-        return (r, true);
-    }
-    if let Some(rewind) = rewind {
-        rewind(printer.get_mut());
-    }
+    use crate::search::bigfile;
     let matcher = plan.search_matcher();
-    (search_haystack(cfg, searcher, printer, matcher, hay), false)
+    if cfg.use_mmap {
+        if let Some(r) = bigfile::search(cfg, searcher, printer, plan, hay, false) {
+            return (r, true);
+        }
+        return (search_haystack(cfg, searcher, printer, matcher, hay), false);
+    }
+    let mut split = false;
+    let mut big = |searcher: &mut Searcher, printer: &mut Printer<W>, size: u64| {
+        if size < bigfile::split_from(plan) {
+            return None;
+        }
+        let r = bigfile::search(cfg, searcher, printer, plan, hay, rewind.is_some());
+        match (r, rewind) {
+            (Some(r), _) => {
+                split = true;
+                Some(r)
+            }
+            (None, Some(rewind)) => {
+                rewind(printer.get_mut());
+                None
+            }
+            (None, None) => None,
+        }
+    };
+    let r = search_haystack_or(cfg, (searcher, printer), matcher, hay, Some(&mut big));
+    (r, split)
 }
 
 fn search_sequential(cfg: &Config, plan: &Plan, notes: &[String]) -> anyhow::Result<bool> {

@@ -23,6 +23,25 @@ pub fn search_haystack<M: Matcher, W: WriteColor>(
     matcher: M,
     hay: &Haystack,
 ) -> io::Result<SearchResult> {
+    search_haystack_or(cfg, (searcher, printer), matcher, hay, None)
+}
+
+/// What a file that is read (not mapped) may be handed to once its first
+/// read shows it is bigger than that read: asked with its size, `None`
+/// when the read goes on (one big file split over the cores,
+/// `search::bigfile`, which a tree of small files is then spared a `stat`
+/// each for).
+pub type BigFile<'a, W> =
+    &'a mut dyn FnMut(&mut Searcher, &mut Printer<W>, u64) -> Option<io::Result<SearchResult>>;
+
+/// [`search_haystack`], a file bigger than its first read offered to `big`.
+pub fn search_haystack_or<M: Matcher, W: WriteColor>(
+    cfg: &Config,
+    (searcher, printer): (&mut Searcher, &mut Printer<W>),
+    matcher: M,
+    hay: &Haystack,
+    big: Option<BigFile<'_, W>>,
+) -> io::Result<SearchResult> {
     searcher.set_binary_detection(binary_detection(cfg, hay.explicit));
     if hay.stdin {
         let stdin = io::stdin();
@@ -35,7 +54,7 @@ pub fn search_haystack<M: Matcher, W: WriteColor>(
     } else if cfg.use_mmap {
         search_mapped(searcher, printer, matcher, &hay.path)
     } else {
-        search_read(cfg, searcher, printer, matcher, &hay.path)
+        search_read(cfg, (searcher, printer), matcher, &hay.path, big)
     }
 }
 
@@ -67,10 +86,10 @@ fn decodes(encoding: &EncodingMode, head: &[u8]) -> bool {
 /// name says it is binary gets a first read of [`SNIFF`] bytes instead.
 fn search_read<M: Matcher, W: WriteColor>(
     cfg: &Config,
-    searcher: &mut Searcher,
-    printer: &mut Printer<W>,
+    (searcher, printer): (&mut Searcher, &mut Printer<W>),
     matcher: M,
     path: &std::path::Path,
+    big: Option<BigFile<'_, W>>,
 ) -> io::Result<SearchResult> {
     const HEAD: usize = 64 << 10;
     thread_local! {
@@ -97,6 +116,14 @@ fn search_read<M: Matcher, W: WriteColor>(
         let nul = memchr::memchr(0, &buf[..n]).is_some();
         if ended && !nul && !reader_differs(cfg, &buf[..n]) {
             return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
+        }
+        if !ended
+            && !nul
+            && let Some(big) = big
+            && let Ok(meta) = file.metadata()
+            && let Some(r) = big(searcher, printer, meta.len())
+        {
+            return r;
         }
         // Bytes read that hold the NUL the searcher quits at: the rest of
         // the file is not read (unless the searcher decodes them first).
