@@ -194,7 +194,9 @@ impl Drop for ReadSplit {
 /// `GSEARCH_BIGFILE_MIN_BYTES` (tests: small files through this path, and
 /// a huge value keeps every file on ripgrep's searcher, their reference).
 pub fn split_from(plan: &Plan) -> u64 {
-    crate::sys::env_count("GSEARCH_BIGFILE_MIN_BYTES").map_or_else(|| min_bytes(plan), |n| n as u64)
+    static SET: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let set = *SET.get_or_init(|| crate::sys::env_count("GSEARCH_BIGFILE_MIN_BYTES"));
+    set.map_or_else(|| min_bytes(plan), |n| n as u64)
 }
 
 /// The map of `hay` when it is a regular file big enough to split.

@@ -63,7 +63,7 @@ fn widened_to(cfg: &Config, plan: &Plan, cores: usize) -> Option<usize> {
 
 /// One file: split over every core when it is big (`search::bigfile`),
 /// else searched the usual way; and whether it was split. A file that is
-/// read, not mapped, is offered once its first read shows it bigger;
+/// read, not mapped, is offered after its first read, which says its size;
 /// `rewind` drops what the split search wrote before it gave the file up
 /// (a walker thread's buffer; without it, the split search writes nothing
 /// it may have to take back).

@@ -26,15 +26,13 @@ pub fn search_haystack<M: Matcher, W: WriteColor>(
     search_haystack_or(cfg, (searcher, printer), matcher, hay, None)
 }
 
-/// What a file that is read (not mapped) may be handed to once its first
-/// read shows it is bigger than that read: asked with its size, `None`
-/// when the read goes on (one big file split over the cores,
-/// `search::bigfile`, which a tree of small files is then spared a `stat`
-/// each for).
+/// What a file that is read (not mapped) may be handed to after its first
+/// read: asked with its size, `None` when the search goes on as before
+/// (one big file split over the cores, `search::bigfile`).
 pub type BigFile<'a, W> =
     &'a mut dyn FnMut(&mut Searcher, &mut Printer<W>, u64) -> Option<io::Result<SearchResult>>;
 
-/// [`search_haystack`], a file bigger than its first read offered to `big`.
+/// [`search_haystack`], a file that is read offered to `big` first.
 pub fn search_haystack_or<M: Matcher, W: WriteColor>(
     cfg: &Config,
     (searcher, printer): (&mut Searcher, &mut Printer<W>),
@@ -114,16 +112,21 @@ fn search_read<M: Matcher, W: WriteColor>(
         // A short read is the file's end (`read_full` saw its 0).
         let ended = n < head;
         let nul = memchr::memchr(0, &buf[..n]).is_some();
-        if ended && !nul && !reader_differs(cfg, &buf[..n]) {
-            return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
-        }
-        if !ended
-            && !nul
+        // (Its size: the bytes read when they end the file, so that a tree
+        // of small files is spared a `stat` each.)
+        let size = || match ended {
+            true => Some(n as u64),
+            false => file.metadata().ok().map(|m| m.len()),
+        };
+        if !nul
             && let Some(big) = big
-            && let Ok(meta) = file.metadata()
-            && let Some(r) = big(searcher, printer, meta.len())
+            && let Some(size) = size()
+            && let Some(r) = big(searcher, printer, size)
         {
             return r;
+        }
+        if ended && !nul && !reader_differs(cfg, &buf[..n]) {
+            return printer.search(searcher, matcher, path, Input::Slice(&buf[..n]));
         }
         // Bytes read that hold the NUL the searcher quits at: the rest of
         // the file is not read (unless the searcher decodes them first).

@@ -930,9 +930,9 @@ fn files_a_walk_finds_answer_as_ripgrep_reads_them() {
             }
         }
     }
-    // The files that read as mapped and outgrow a first read (64 KiB) were
-    // split (one walker thread: in a parallel walk, one such file at a
-    // time is, whichever comes first); none with --no-mmap.
+    // The four files that read as mapped were split (one walker thread: in
+    // a parallel walk, one such file at a time is, whichever comes first);
+    // none with --no-mmap.
     let env = [("GSEARCH_BIGFILE_MIN_BYTES", "1")];
     let stats = |extra: &[&str]| {
         let args = [
@@ -944,7 +944,7 @@ fn files_a_walk_finds_answer_as_ripgrep_reads_them() {
         String::from_utf8(run(&dir, None, &env, &args).0).unwrap()
     };
     if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
-        assert!(stats(&[]).contains("2 big files"), "{}", stats(&[]));
+        assert!(stats(&[]).contains("4 big files"), "{}", stats(&[]));
     }
     assert!(
         !stats(&["--no-mmap"]).contains("big file"),
