@@ -658,8 +658,14 @@ struct Limits {
     total: usize,
 }
 
+/// A class of more than four characters (a letter's case variants are at
+/// most three) is not spelled out: its products made a literal set of a
+/// common regex (`id_[0-9]{5}`: 100,000 literals, `0x[0-9a-f]{4}`: 65,536)
+/// that took 30-40 ms to extract and hash before a one-line file was
+/// searched, and the hashed finder then searched 100 MB of C in 155 ms
+/// where the regex, led by its literal prefix (`id_`), takes 25 ms.
 const PLAN_LIMITS: Limits = Limits {
-    class: 16,
+    class: 4,
     repeat: 16,
     total: MAX_PREFILTER_LITERALS,
 };
@@ -917,5 +923,15 @@ mod tests {
         let (l, _) = prefix_literals("\\w+\\.cuda\\(", false).unwrap();
         assert_eq!(l, vec![b".cuda(".to_vec()]);
         assert!(prefix_literals("\\w{5}\\s+\\w{5}", false).is_none());
+    }
+
+    #[test]
+    fn classes_of_more_than_four_characters_stay_in_the_regex() {
+        let (l, exact) = prefix_literals("id_[0-9]{5}", false).unwrap();
+        assert!(!exact);
+        assert_eq!(l, vec![b"id_".to_vec()]);
+        let (l, exact) = prefix_literals("gr[ae]y", false).unwrap();
+        assert!(exact);
+        assert_eq!(l, vec![b"gray".to_vec(), b"grey".to_vec()]);
     }
 }
