@@ -11,7 +11,8 @@
 //! searched them and written as soon as they and all before them are done
 //! (`pipeline::segments`), a heading first. The others (`-m`, `--json
 //! -r`, `--trim`...; `-q`, `-l` and `-L`, unless the file's start holds
-//! enough matching lines: [`found_early`]) are
+//! enough matching lines: [`found_early`]; of a file a walk found, these
+//! four only where the reads stop before a NUL: [`read_until_stop`]) are
 //! printed by ripgrep's searcher on this thread while the other
 //! threads find the segments' matching lines: it jumps from one matching
 //! line to the next as they arrive ([`FedMatcher`]). Either way the first
@@ -39,7 +40,7 @@
 
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use grep_searcher::Searcher;
@@ -100,9 +101,10 @@ pub fn min_bytes(plan: &Plan) -> u64 {
 /// of more than ten paths) is split too where its reads answer as its map
 /// does ([`reads_as_mapped`]); `rewinds` says the caller drops what was
 /// written for the file when `None` comes back (a walker thread's buffer),
-/// so the search may find that out as it goes. Not for `-m`, `-q`, `-l`
-/// and `-L` there: they stop early, and whether ripgrep's reads would
-/// have met a NUL by then depends on where their buffers end.
+/// so the search may find that out as it goes. `-m`, `-q`, `-l` and `-L`
+/// of such a file only where it rewinds and a walk found the file: they
+/// stop early, and the bytes up to where ripgrep's reads stop are looked
+/// at after the search ([`read_until_stop`]).
 pub fn search<W: WriteColor>(
     cfg: &Config,
     searcher: &mut Searcher,
@@ -118,7 +120,7 @@ pub fn search<W: WriteColor>(
         || threads < 2
         || (cfg.invert && !plain::count_form(cfg) && !plain::inverted_form(cfg))
         || cfg.no_mmap
-        || !cfg.use_mmap && (reader_options_differ(cfg) || wanted(cfg).is_some())
+        || !cfg.use_mmap && (reader_options_differ(cfg) || !stop_checked(cfg, hay, rewinds))
         || cfg.input.needs_searcher()
         || cfg.out.searcher_flags()
     {
@@ -139,6 +141,10 @@ pub fn search<W: WriteColor>(
         return None;
     }
     let started = std::time::Instant::now();
+    if !cfg.use_mmap && wanted(cfg).is_some() {
+        let r = read_until_stop(cfg, (searcher, printer), plan, hay, &map)?;
+        return Some(r.map(|r| r.searched_for(started.elapsed())));
+    }
     let result = match stream(cfg, plan, hay, &map, printer) {
         Streamed::Partly(..) if later && !reads_as_mapped(cfg, &map, threads) => return None,
         Streamed::Done(r) => r,
@@ -152,7 +158,7 @@ pub fn search<W: WriteColor>(
             collected(cfg, searcher, printer, plan, hay, &map, written)?
         }
         Streamed::Partly(written, Handover::Printer) => {
-            printed(cfg, searcher, printer, plan, hay, &map, written)
+            printed(cfg, (searcher, printer), plan, (hay, &map), written, None)
         }
         Streamed::Partly(written, Handover::Failed) => {
             usual(cfg, searcher, printer, plan, hay, &map, written)?
@@ -253,6 +259,125 @@ fn wanted(cfg: &Config) -> Option<u64> {
     }
 }
 
+/// Whether a file ripgrep reads may be split for the output asked: any
+/// but `-m`, `-q`, `-l` and `-L`, which are for a file a walk found whose
+/// output the caller drops when the split gives it up (`rewinds`), and
+/// not `-m` with after-context lines (its reads go on past the last
+/// match).
+fn stop_checked(cfg: &Config, hay: &Haystack, rewinds: bool) -> bool {
+    wanted(cfg).is_none()
+        || rewinds && !hay.explicit && (cfg.after == 0 || cfg.quiet || cfg.lists_files())
+}
+
+/// `-m`, `-q`, `-l` or `-L` of a file ripgrep reads ([`stop_checked`]):
+/// printed by ripgrep's searcher over the map as [`printed`] does, then
+/// given up (`None`: the caller drops what was written) unless ripgrep's
+/// reads answer as the map did up to where they stop: the end of the
+/// line where the search stopped (the file's end when it did not), and
+/// at least the first [`BINARY_PROBE`] bytes, must hold nothing that
+/// [`reads_as_mapped`] looks for. A read truncates the file at its first
+/// NUL; the lines before it are the map's. The segments' threads look at
+/// their blocks as they search them ([`Reads`]).
+fn read_until_stop<W: WriteColor>(
+    cfg: &Config,
+    (searcher, printer): (&mut Searcher, &mut Printer<W>),
+    plan: &Plan,
+    hay: &Haystack,
+    map: &GuardedMap,
+) -> Option<io::Result<SearchResult>> {
+    let data: &[u8] = map;
+    // (A byte-order mark: see `stream`.)
+    if !plain::plain_text(data) {
+        return None;
+    }
+    let reads = Reads::new(wanted(cfg)?, cfg.line_context);
+    let result = printed(cfg, (searcher, printer), plan, (hay, map), 0, Some(&reads));
+    let probe = 0..data.len().min(BINARY_PROBE);
+    if result.is_ok() && (reads.differ_before(data, plan) || reads.differ(data, probe)) {
+        return None;
+    }
+    Some(result)
+}
+
+/// What ripgrep's reads of a file would meet before a search that stops
+/// at its `wanted`-th matching line stops, noted as [`printed`]'s
+/// segments are searched: each segment's blocks are looked at, and its
+/// line starts counted as they pass to ripgrep's searcher in file order.
+/// Every segment up to the one holding the line where the search stopped
+/// (all of them when it did not) was searched whole before the searcher
+/// had its lines.
+struct Reads {
+    wanted: u64,
+    /// Whether lines opening with continuation bytes differ too
+    /// (`Config::line_context`).
+    line_context: bool,
+    /// Matching lines passed so far.
+    seen: AtomicU64,
+    /// The `wanted`-th one's start; `u64::MAX` until it passes (or when a
+    /// segment was not decided: the whole file counts then).
+    at: AtomicU64,
+    /// The start of the first block holding a NUL or a line opening with
+    /// continuation bytes; `u64::MAX` while none.
+    first_differing: AtomicU64,
+}
+
+impl Reads {
+    fn new(wanted: u64, line_context: bool) -> Reads {
+        Reads {
+            wanted,
+            line_context,
+            seen: 0.into(),
+            at: u64::MAX.into(),
+            first_differing: u64::MAX.into(),
+        }
+    }
+
+    /// Whether `data[range]` holds a NUL or (with `line_context`) a line
+    /// opening with continuation bytes.
+    fn differ(&self, data: &[u8], range: std::ops::Range<usize>) -> bool {
+        memchr::memchr(0, &data[range.clone()]).is_some()
+            || self.line_context && opens_mid_char(data, range)
+    }
+
+    /// Looks at a block a segment's thread searched.
+    fn look_at(&self, data: &[u8], range: std::ops::Range<usize>) {
+        if self.differ(data, range.clone()) {
+            self.first_differing
+                .fetch_min(range.start as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Notes a segment's answer (in file order, before the searcher has it).
+    fn note(&self, piece: &Piece) {
+        let Piece::Starts(starts) = piece else {
+            self.seen.store(u64::MAX, Ordering::Relaxed);
+            return;
+        };
+        let seen = self.seen.load(Ordering::Relaxed);
+        let now = seen.saturating_add(starts.len() as u64);
+        if seen < self.wanted && now >= self.wanted {
+            let at = starts[(self.wanted - seen - 1) as usize];
+            self.at.store(at, Ordering::Relaxed);
+        }
+        self.seen.store(now, Ordering::Relaxed);
+    }
+
+    /// Whether a block the reads meet before they stop (up to the end of
+    /// the line where the search stopped, else the file's end) differs.
+    fn differ_before(&self, data: &[u8], plan: &Plan) -> bool {
+        let end = match self.at.load(Ordering::Relaxed) {
+            u64::MAX => data.len(),
+            at => {
+                let term = grep_matcher::Matcher::line_terminator(&plan.line_matcher())
+                    .map_or(b'\n', |t| t.as_byte());
+                let at = at as usize;
+                memchr::memchr(term, &data[at..]).map_or(data.len(), |i| at + i + 1)
+            }
+        };
+        self.first_differing.load(Ordering::Relaxed) < end as u64
+    }
+}
+
 /// The bytes at the file's start in which [`found_early`] counts the
 /// matching lines.
 const EARLY_PROBE: usize = 32 << 10;
@@ -321,12 +446,11 @@ fn collects(cfg: &Config, plan: &Plan) -> bool {
 /// prints).
 fn printed<W: WriteColor>(
     cfg: &Config,
-    searcher: &mut Searcher,
-    printer: &mut Printer<W>,
+    (searcher, printer): (&mut Searcher, &mut Printer<W>),
     plan: &Plan,
-    hay: &Haystack,
-    map: &GuardedMap,
+    (hay, map): (&Haystack, &GuardedMap),
     skip: u64,
+    reads: Option<&Reads>,
 ) -> io::Result<SearchResult> {
     let data: &[u8] = map;
     let threads = crate::sys::cores();
@@ -352,6 +476,9 @@ fn printed<W: WriteColor>(
                     for_each_matching_line(&data[a..b], &matcher, |s, _| {
                         starts.push((a + s) as u64);
                     });
+                    if let Some(reads) = reads {
+                        reads.look_at(data, a..b);
+                    }
                 }
                 starts
             });
@@ -369,7 +496,12 @@ fn printed<W: WriteColor>(
         // (The printer's thread writes; nothing to flush here when idle.)
         s.spawn(move || {
             segments::in_order(data, order, work, |piece| match piece {
-                Some(piece) => tx.send(piece).map(|_| 0),
+                Some(piece) => {
+                    if let Some(reads) = reads {
+                        reads.note(&piece);
+                    }
+                    tx.send(piece).map(|_| 0)
+                }
                 None => Ok(0),
             })
         });

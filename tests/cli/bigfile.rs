@@ -860,24 +860,51 @@ fn one_thread_given_keeps_the_file_whole() {
 /// parallel walk (each file's output in its thread's buffer, dropped when
 /// the split search meets a NUL; lines compared sorted), with `--sort path`
 /// (one walker thread writing to stdout: the file is scanned before its
-/// first line is written), and more than ten files given by name.
+/// first line is written), and more than ten files given by name. `-l`,
+/// `-L`, `-q` and `-m` of a file a parallel walk finds alone: split where
+/// no NUL comes before the line where the reads stop (`after-stop`), not
+/// where one does (`nul-first`, `nul-in-match`).
 #[test]
 fn files_a_walk_finds_answer_as_ripgrep_reads_them() {
     let dir = Dir::new("bigfile_walked", Engine::Cpu);
     let body = text(4000);
     let cut = body[150_000..].iter().position(|&b| b == b'\n').unwrap() + 150_001;
     let with = |insert: &[u8], at: usize| [&body[..at], insert, &body[at..]].concat();
-    dir.create_bytes("t/clean.txt", &body);
-    dir.create_bytes("t/late-match.txt", &with(b"a needle \x00 here\n", cut));
-    dir.create_bytes("t/late-plain.txt", &with(b"nothing \x00 here\n", cut));
-    dir.create_bytes("t/early.txt", &with(b"needle \x00\n", 0));
-    dir.create_bytes(
-        "t/mid.txt",
+    // Each file in `t/`, and alone in a directory of its own (`one/NAME`):
+    // a walk splits one file at a time, whichever comes first.
+    let put = |name: &str, bytes: &[u8]| {
+        dir.create_bytes(format!("t/{name}.txt"), bytes);
+        dir.create_bytes(format!("one/{name}/{name}.txt"), bytes);
+    };
+    put("clean", &body);
+    put("late-match", &with(b"a needle \x00 here\n", cut));
+    put("late-plain", &with(b"nothing \x00 here\n", cut));
+    put("early", &with(b"needle \x00\n", 0));
+    put(
+        "mid",
         &b"xyz qq\n\xa5a$\nxyz qq\nzz b\nq\xc3\nxyz\n".repeat(50),
     );
     // Reads that begin a buffer at such a line answer differently here.
-    dir.create_bytes("t/mid-read.txt", &b"q\xc3\n\xa5a$\n".repeat(30_000));
+    put("mid-read", &b"q\xc3\n\xa5a$\n".repeat(30_000));
     dir.create_bytes("t/small.txt", b"a needle\n");
+    // A NUL after the first match: reads that stop there never meet it.
+    let deep = body[100_000..].iter().position(|&b| b == b'\n').unwrap() + 100_001;
+    // (`quokka`, unlike `needle`, is rare: the search of `-l`, `-q`, `-L`
+    // and `-m` is not over within the file's first KiBs.)
+    let after = [
+        &body[..deep],
+        b"one quokka\n",
+        &body[deep..cut],
+        b"x \x00\n",
+        &body[cut..],
+    ];
+    put("after-stop", &after.concat());
+    // A NUL before the first match: reads stop before they reach it.
+    put(
+        "nul-first",
+        &[&with(b"x \x00\n", cut)[..], b"\none quokka\n"].concat(),
+    );
+    put("nul-in-match", &with(b"a quokka \x00 here\n", cut));
     let cases: &[&[&str]] = &[
         &["-n", "needle"],
         &["-c", "needle"],
@@ -889,7 +916,15 @@ fn files_a_walk_finds_answer_as_ripgrep_reads_them() {
         &["--json", "needle"],
         &["--color=always", "-n", "needle"],
         &["-l", "needle"],
+        &["-l", "quokka"],
+        &["-L", "quokka"],
+        &["-q", "quokka"],
+        &["-c", "-m1", "quokka"],
+        &["-m1", "-B1", "quokka"],
+        &["-m1", "-A1", "quokka"],
+        &["-w", "-l", "(?i)[ab]"],
         &["-m2", "-n", "needle"],
+        &["-m2", "-n", "quokka"],
         &["-w", "-n", "(?i)[ab]"],
         &["-w", "-c", "(?i)[ab]"],
     ];
@@ -903,13 +938,23 @@ fn files_a_walk_finds_answer_as_ripgrep_reads_them() {
     let named: Vec<&str> = files.iter().map(String::as_str).collect();
     let sorted = |out: Vec<u8>| crate::util::sort_lines(&String::from_utf8_lossy(&out));
     let rg = std::env::var("GSEARCH_TEST_RG").ok();
+    let solo = [
+        "late-match",
+        "mid-read",
+        "after-stop",
+        "nul-first",
+        "nul-in-match",
+    ];
+    let solo = solo.map(|n| format!("one/{n}"));
+    let mut walks: Vec<(&[&str], Vec<&str>)> = vec![
+        (&[], vec!["t"]),
+        (&["--sort", "path"], vec!["t"]),
+        (&[], named),
+    ];
+    walks.extend(solo.iter().map(|d| (&[][..], vec![d.as_str()])));
     for args in cases {
-        for (walk, paths) in [
-            (&[][..], &["t"][..]),
-            (&["--sort", "path"], &["t"]),
-            (&[], &named),
-        ] {
-            let args = [walk, args, paths].concat();
+        for (walk, paths) in &walks {
+            let args = [walk, args, &paths[..]].concat();
             let want = run_masked(&dir, None, REFERENCE, &args);
             if let Some(rg) = rg.as_deref() {
                 let theirs = run_masked(&dir, Some(rg), &[], &args);
@@ -943,9 +988,19 @@ fn files_a_walk_finds_answer_as_ripgrep_reads_them() {
         .concat();
         String::from_utf8(run(&dir, None, &env, &args).0).unwrap()
     };
+    // `-l` of a file a walk found: split when no NUL comes before the
+    // line where the reads stop.
+    let listed = |d: &str| {
+        let args = ["--stats", "-l", "quokka", d];
+        String::from_utf8(run(&dir, None, &env, &args).0).unwrap()
+    };
     if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
         assert!(stats(&[]).contains("4 big files"), "{}", stats(&[]));
+        let after = listed("one/after-stop");
+        assert!(after.contains("1 big file "), "{after}");
     }
+    let first = listed("one/nul-first");
+    assert!(!first.contains("big file"), "{first}");
     assert!(
         !stats(&["--no-mmap"]).contains("big file"),
         "{}",
