@@ -106,7 +106,16 @@ struct Unit {
 type Planned = (Vec<usize>, Option<Vec<Vec<u8>>>);
 
 struct Prefilter {
+    /// Every occurrence of each factor (ASCII case folded), for a line's
+    /// units.
     ac: AhoCorasick,
+    /// Where a factor may occur next, when regex-automata's prefilter of
+    /// their alternation is a fast one (memchr, or Teddy on short pieces
+    /// of the factors): its candidates may be such a piece only, and their
+    /// lines are decided as any other. The automaton above, folding ASCII
+    /// case, scans without one (3 rules with rare factors over 100 MB of C
+    /// on 2 cores: 186 ms against 52 ms).
+    next: Option<regex_automata::util::prefilter::Prefilter>,
     /// The units each factor belongs to.
     owners: Vec<Vec<usize>>,
 }
@@ -295,6 +304,13 @@ impl RuleSet {
     /// The next factor occurrence in `hay[from..to]`.
     fn next_factor(&self, hay: &[u8], from: usize, to: usize) -> Option<usize> {
         let pf = self.prefilter.as_ref()?;
+        if let Some(next) = &pf.next {
+            let span = regex_automata::Span {
+                start: from,
+                end: to,
+            };
+            return next.find(hay, span).map(|m| m.start);
+        }
         pf.ac
             .find(Input::new(hay).span(from..to))
             .map(|m| m.start())
@@ -779,7 +795,35 @@ fn prefilter(units: &[Unit]) -> anyhow::Result<(Vec<usize>, Option<Prefilter>)> 
         .ascii_case_insensitive(true)
         .kind(Some(aho_corasick::AhoCorasickKind::DFA))
         .build(lits.iter().map(|(l, _)| l))?;
-    Ok((always, Some(Prefilter { ac, owners })))
+    let next = factor_finder(lits.iter().map(|(l, _)| *l));
+    Ok((always, Some(Prefilter { ac, next, owners })))
+}
+
+/// The fast prefilter of the factors' alternation (byte literals, ASCII
+/// case folded), if regex-automata finds one.
+fn factor_finder<'a>(
+    lits: impl Iterator<Item = &'a [u8]>,
+) -> Option<regex_automata::util::prefilter::Prefilter> {
+    use std::fmt::Write as _;
+    let mut alternation = String::new();
+    for (i, lit) in lits.enumerate() {
+        alternation.push_str(if i == 0 { "" } else { "|" });
+        for &b in lit {
+            match b.is_ascii_alphanumeric() {
+                true => alternation.push(b as char),
+                false => write!(alternation, "\\x{b:02x}").ok()?,
+            }
+        }
+    }
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .case_insensitive(true)
+        .build()
+        .parse(&alternation)
+        .ok()?;
+    let kind = regex_automata::MatchKind::LeftmostFirst;
+    regex_automata::util::prefilter::Prefilter::from_hir_prefix(kind, &hir).filter(|p| p.is_fast())
 }
 
 /// A rule's required literal factors, ASCII-lowercased (the finder folds
@@ -923,5 +967,29 @@ impl Matcher for RuleSet {
             }
         }
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every occurrence of a factor, in any ASCII case, is found or
+    /// preceded by a candidate (the prefilter may find a piece of it).
+    #[test]
+    fn the_factor_finder_misses_no_occurrence() {
+        let lits: [&[u8]; 3] = [b"qumq", b"getf", b"a.b\x00"];
+        let finder = factor_finder(lits.iter().copied()).expect("a fast prefilter");
+        let hay = b"xx GeTf yy a.b\x00 zz QuMq";
+        for (at, len) in [(3, 4), (11, 4), (19, 4)] {
+            let span = regex_automata::Span {
+                start: at - 1,
+                end: at + len,
+            };
+            let found = finder.find(hay, span).map(|s| s.start);
+            assert!(found.is_some_and(|p| p <= at), "{at}: {found:?}");
+        }
+        let none = regex_automata::Span { start: 0, end: 2 };
+        assert_eq!(finder.find(b"xx", none), None);
     }
 }
