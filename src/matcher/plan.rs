@@ -842,13 +842,15 @@ mod tests {
         use grep_matcher::Matcher;
         let dir = tempfile::tempdir().unwrap();
         let rules = dir.path().join("rules.txt");
-        std::fs::write(&rules, "alpha[0-9]+\nbeta_x+\ngamma(ray|ma)\nd[e]lta\n").unwrap();
+        // (Eight rules: fewer are one unit, `rules::FEW_RULES`.)
+        let text = "alpha[0-9]+\nbeta_x+\ngamma(ray|ma)\nd[e]lta\nepsil[o]n\nzeta_y+\nthet(a|o)\niota\\d\n";
+        std::fs::write(&rules, text).unwrap();
         let path = rules.to_str().unwrap();
         let cli = <crate::cli::Cli as clap::Parser>::parse_from(["gsearch", "-f", path, "f"]);
         let plan = Plan::new(&Config::from_cli(cli).unwrap()).unwrap();
         let set = plan.rules.as_ref().expect("a rule set");
         let waiting = set.units_waiting();
-        assert!(waiting >= 4, "{waiting} units wait");
+        assert!(waiting >= 8, "{waiting} units wait");
         set.warm(2, &AtomicBool::new(true));
         assert_eq!(set.units_waiting(), waiting);
         assert_eq!(plan.warming(|| 7), 7);
