@@ -79,6 +79,8 @@ pub struct RuleSet {
     pub reads_before: bool,
     /// See [`RuleSet::searches_on`].
     searches_on: OnceLock<bool>,
+    /// Nanoseconds spent compiling units ([`RuleSet::compile_time`]).
+    compiling: std::sync::atomic::AtomicU64,
     /// Each thread's clones of the units it has searched with: a clone's
     /// pool of search caches is then its own (see `matcher::regex::Regex`).
     clones: ThreadLocal<Box<[OnceCell<RegexMatcher>]>>,
@@ -179,6 +181,7 @@ impl RuleSet {
             unicode_words,
             reads_before: false,
             searches_on: OnceLock::new(),
+            compiling: 0.into(),
             clones: ThreadLocal::new(),
             compile,
             info,
@@ -198,12 +201,23 @@ impl RuleSet {
     /// and the process ends with status 2, as for a bad pattern.
     fn compiled(&self, u: usize) -> &RegexMatcher {
         self.units[u].m.get_or_init(|| {
+            let started = Instant::now();
             let rules = &self.units[u].rules;
-            (self.compile)(&self.patterns(rules)).unwrap_or_else(|e| {
+            let m = (self.compile)(&self.patterns(rules)).unwrap_or_else(|e| {
                 crate::err_message!("{}: {e}", self.origins.name(rules[0]));
                 std::process::exit(2)
-            })
+            });
+            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            self.compiling.fetch_add(nanos, Ordering::Relaxed);
+            m
         })
+    }
+
+    /// The time spent so far compiling units on first use (or warming
+    /// them), on every thread: the part of a measured pace that the whole
+    /// search pays once.
+    pub fn compile_time(&self) -> Duration {
+        Duration::from_nanos(self.compiling.load(Ordering::Relaxed))
     }
 
     /// Whether the line `buf[from..to]`, which follows a line of `buf`
