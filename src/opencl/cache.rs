@@ -19,6 +19,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"GSCLBIN1";
+/// The most entries the directory keeps (see [`ProgramCache::trim`]).
+const MAX_ENTRIES: usize = 4096;
+/// The most bytes its entries take.
+const MAX_BYTES: u64 = 256 << 20;
 const HEADER: usize = 8 + 16 + 8 + 16;
 
 /// A 128-bit non-cryptographic hash (two FNV-1a 64 lanes with different
@@ -151,10 +155,50 @@ impl ProgramCache {
             .map(|d| d.join(format!("{}.bin", hex(key))))
     }
 
-    /// The cached binary for `key`, if an intact entry exists.
+    /// The cached binary for `key`, if an intact entry exists; its
+    /// modification time is moved to now, so that [`ProgramCache::trim`]
+    /// drops the entries used least recently.
     pub fn load(&self, key: &[u8; 16]) -> Option<Vec<u8>> {
-        let bytes = fs::read(self.path(key)?).ok()?;
-        decode(&bytes, key)
+        let path = self.path(key)?;
+        let bytes = fs::read(&path).ok()?;
+        let body = decode(&bytes, key)?;
+        if let Ok(f) = fs::File::options().append(true).open(&path) {
+            let _ = f.set_modified(std::time::SystemTime::now());
+        }
+        Some(body)
+    }
+
+    /// Bounds the directory: past [`MAX_ENTRIES`] entries or [`MAX_BYTES`],
+    /// the least recently used go until three quarters of both are left.
+    /// Each distinct pattern set stores its program or DFA tables (5 KB to
+    /// 5 MB), and nothing else ever removed them: 2,583 entries, 43 MB,
+    /// after one day of tests and random runs here. Asked after a store
+    /// (a compile, which costs far more than this listing).
+    fn trim(&self, dir: &Path) {
+        let Ok(read) = fs::read_dir(dir) else { return };
+        let mut entries: Vec<(std::time::SystemTime, u64, PathBuf)> = read
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
+            .filter_map(|e| {
+                let meta = e.metadata().ok()?;
+                Some((meta.modified().ok()?, meta.len(), e.path()))
+            })
+            .collect();
+        let mut bytes: u64 = entries.iter().map(|e| e.1).sum();
+        if entries.len() <= MAX_ENTRIES && bytes <= MAX_BYTES {
+            return;
+        }
+        entries.sort_by_key(|e| e.0);
+        let mut count = entries.len();
+        for (_, len, path) in entries {
+            if count <= MAX_ENTRIES / 4 * 3 && bytes <= MAX_BYTES / 4 * 3 {
+                break;
+            }
+            if fs::remove_file(&path).is_ok() {
+                count -= 1;
+                bytes = bytes.saturating_sub(len);
+            }
+        }
     }
 
     /// Stores `binary` under `key`; false when it could not be written
@@ -185,6 +229,7 @@ impl ProgramCache {
         if ok.is_err() {
             let _ = fs::remove_file(&tmp);
         }
+        self.trim(dir);
         ok.is_ok()
     }
 }
@@ -250,6 +295,35 @@ mod tests {
         assert!(!c.store(&k, b"bin"));
         assert!(c.load(&k).is_none());
         assert!(!ProgramCache::disabled().store(&k, b"bin"));
+    }
+
+    /// Past the bound, the entries used least recently go first.
+    #[test]
+    fn the_least_recently_used_entries_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = ProgramCache::at(dir.path());
+        let keys: Vec<[u8; 16]> = (0..MAX_ENTRIES + 1)
+            .map(|i| hash128(&i.to_le_bytes()))
+            .collect();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (i, k) in keys[..MAX_ENTRIES].iter().enumerate() {
+            let path = c.path(k).unwrap();
+            fs::write(&path, encode(k, b"bin")).unwrap();
+            let age = old + std::time::Duration::from_secs(i as u64);
+            fs::File::options()
+                .append(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(age)
+                .unwrap();
+        }
+        assert!(c.load(&keys[0]).is_some(), "used now");
+        assert!(c.store(&keys[MAX_ENTRIES], b"bin"));
+        let left = fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(left, MAX_ENTRIES / 4 * 3);
+        assert!(c.load(&keys[0]).is_some(), "the entry used last stays");
+        assert!(c.load(&keys[MAX_ENTRIES]).is_some(), "the new one stays");
+        assert!(c.load(&keys[1]).is_none(), "the oldest went");
     }
 
     #[test]
