@@ -48,6 +48,7 @@ use termcolor::WriteColor;
 
 use crate::cli::config::{Config, OutputMode};
 use crate::matcher::fed::{FedMatcher, Piece};
+use crate::matcher::lines::line_bounds;
 use crate::matcher::offsets::OffsetMatcher;
 use crate::matcher::pcre2_lines::PcreLines;
 use crate::matcher::plan::Plan;
@@ -240,14 +241,18 @@ fn reads_as_mapped(cfg: &Config, data: &[u8], threads: usize) -> bool {
         if differs.load(Ordering::Relaxed) {
             return;
         }
-        let bytes = &data[seg.start..seg.end];
-        if memchr::memchr(0, bytes).is_some()
-            || cfg.line_context && opens_mid_char(data, seg.start..seg.end)
-        {
+        if reads_differ(data, seg.start..seg.end, cfg.line_context) {
             differs.store(true, Ordering::Relaxed);
         }
     });
     !differs.into_inner()
+}
+
+/// Whether ripgrep's reads may answer `data[range]` otherwise than its map:
+/// it holds a NUL, or (with `line_context`) a line opening with
+/// continuation bytes.
+fn reads_differ(data: &[u8], range: std::ops::Range<usize>, line_context: bool) -> bool {
+    memchr::memchr(0, &data[range.clone()]).is_some() || line_context && opens_mid_char(data, range)
 }
 
 /// How many matching lines end the search when the output needs only the
@@ -293,7 +298,7 @@ fn read_until_stop<W: WriteColor>(
     let reads = Reads::new(wanted(cfg)?, cfg.line_context);
     let result = printed(cfg, (searcher, printer), plan, (hay, map), 0, Some(&reads));
     let probe = 0..data.len().min(BINARY_PROBE);
-    if result.is_ok() && (reads.differ_before(data, plan) || reads.differ(data, probe)) {
+    if result.is_ok() && (reads.differ_before(data) || reads.differ(data, probe)) {
         return None;
     }
     Some(result)
@@ -332,11 +337,9 @@ impl Reads {
         }
     }
 
-    /// Whether `data[range]` holds a NUL or (with `line_context`) a line
-    /// opening with continuation bytes.
+    /// [`reads_differ`] with this search's `line_context`.
     fn differ(&self, data: &[u8], range: std::ops::Range<usize>) -> bool {
-        memchr::memchr(0, &data[range.clone()]).is_some()
-            || self.line_context && opens_mid_char(data, range)
+        reads_differ(data, range, self.line_context)
     }
 
     /// Looks at a block a segment's thread searched.
@@ -364,15 +367,10 @@ impl Reads {
 
     /// Whether a block the reads meet before they stop (up to the end of
     /// the line where the search stopped, else the file's end) differs.
-    fn differ_before(&self, data: &[u8], plan: &Plan) -> bool {
+    fn differ_before(&self, data: &[u8]) -> bool {
         let end = match self.at.load(Ordering::Relaxed) {
             u64::MAX => data.len(),
-            at => {
-                let term = grep_matcher::Matcher::line_terminator(&plan.line_matcher())
-                    .map_or(b'\n', |t| t.as_byte());
-                let at = at as usize;
-                memchr::memchr(term, &data[at..]).map_or(data.len(), |i| at + i + 1)
-            }
+            at => line_bounds(data, at as usize).1,
         };
         self.first_differing.load(Ordering::Relaxed) < end as u64
     }
@@ -894,8 +892,7 @@ fn count<W: Write>(
         // memory twice).
         let (mut counts, mut nul) = ((0, 0), false);
         for (a, b) in blocks(data, seg.start, seg.end, BLOCK) {
-            nul |= memchr::memchr(0, &data[a..b]).is_some()
-                || read && plan.line_context && opens_mid_char(data, a..b);
+            nul |= reads_differ(data, a..b, read && plan.line_context);
             let (l, f) = match &literal {
                 Some(l) => literal_counts(l, &data[a..b], matches, cfg.stats),
                 None => plain::count_segment(data, (a, b), &matcher, matches),
@@ -1018,8 +1015,7 @@ fn lines<W: Write>(
             let nul = if hay.explicit {
                 nul_in_lines(bytes, &found)
             } else {
-                memchr::memchr(0, bytes).is_some()
-                    || plan.line_context && opens_mid_char(data, seg.start..seg.end)
+                reads_differ(data, seg.start..seg.end, plan.line_context)
             };
             if nul {
                 return (0, Err(Handover::Printer));

@@ -208,8 +208,8 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
     let Some(spec) = dfa_spec(cfg) else {
         return Ok(None);
     };
+    // (`--engine cpu` returned above.)
     match cfg.engine {
-        EngineArg::Cpu => Ok(None),
         EngineArg::Opencl => {
             let sels = selectors(cfg, DeviceSelector::Explicit);
             match OpenClEngine::open_all_dfa(&sels, &spec, 0) {
@@ -220,7 +220,7 @@ fn dfa_engine(cfg: &Config) -> anyhow::Result<Option<Engines>> {
                 Err(e) => bail!("the OpenCL engine is not available: {e}"),
             }
         }
-        EngineArg::Auto | EngineArg::Default | EngineArg::Pcre2 => {
+        _ => {
             let sels = selectors(cfg, DeviceSelector::Auto);
             Ok(
                 unless_named(cfg, OpenClEngine::open_all_dfa(&sels, &spec, 0)).filter(|e| {
